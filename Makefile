@@ -1,0 +1,89 @@
+# Makefile for llm_slo_exporter. Target names follow Prometheus'
+# Makefile.common (build, test, lint, style, checkmetrics), with plain
+# `go build` instead of promu, which is not reachable from here.
+
+GO        ?= go
+BIN       := .bin
+VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+REVISION  := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BRANCH    := $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
+BUILDDATE := $(shell date -u +%Y%m%d-%H:%M:%S)
+VPKG      := github.com/prometheus/common/version
+LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Revision=$(REVISION) \
+             -X $(VPKG).Branch=$(BRANCH) -X $(VPKG).BuildUser=$(shell whoami)@$(shell hostname) \
+             -X $(VPKG).BuildDate=$(BUILDDATE)
+
+# Pinned tools, built from the tools/ module (its go.mod pins the versions).
+PROMTOOL  := $(BIN)/promtool
+
+# Settings of `make run`.
+LISTEN    ?= 127.0.0.1:10240
+SIM_ADDR  ?= 127.0.0.1:8000
+
+.PHONY: all
+all: lint build test
+
+.PHONY: build
+build: $(BIN)/llm_slo_exporter $(BIN)/llmsim
+
+$(BIN)/llm_slo_exporter: FORCE
+	@mkdir -p $(BIN)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $@ ./cmd/llm_slo_exporter
+
+$(BIN)/llmsim: FORCE
+	@mkdir -p $(BIN)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $@ ./cmd/llmsim
+
+$(PROMTOOL): tools/go.mod tools/go.sum
+	@mkdir -p $(BIN)
+	@echo ">> building promtool (pinned in tools/go.mod; several minutes on a fresh machine)"
+	cd tools && $(GO) build -o ../$(PROMTOOL) github.com/prometheus/prometheus/cmd/promtool
+
+.PHONY: tools
+tools: $(PROMTOOL)
+
+# test runs every test: unit, golden, end-to-end with worker processes, and
+# the promtool lint of a live /metrics.
+.PHONY: test
+test: tools build
+	PROMTOOL=$(abspath $(PROMTOOL)) LLMSLO_EXPORTER_BIN=$(abspath $(BIN)/llm_slo_exporter) LLMSIM_BIN=$(abspath $(BIN)/llmsim) \
+		$(GO) test -race -count=1 -timeout 15m ./...
+
+.PHONY: test-short
+test-short:
+	$(GO) test -short ./...
+
+.PHONY: style
+style:
+	@echo ">> checking code style"
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: vet
+vet:
+	$(GO) vet ./...
+
+.PHONY: lint
+lint: style vet
+
+# checkmetrics lints a live /metrics of the exporter probing llmsim.
+.PHONY: checkmetrics
+checkmetrics: tools build
+	PROMTOOL=$(abspath $(PROMTOOL)) LLMSLO_EXPORTER_BIN=$(abspath $(BIN)/llm_slo_exporter) LLMSIM_BIN=$(abspath $(BIN)/llmsim) \
+		$(GO) test -count=1 -run 'TestCheckMetrics' ./app/
+
+# run starts llmsim and the exporter on the demo configuration, in the
+# foreground; Ctrl-C stops both.
+.PHONY: run
+run: build
+	@set -e; \
+	$(BIN)/llmsim --listen-address=$(SIM_ADDR) --ttft=100ms --itl=10ms & sim=$$!; \
+	trap 'kill $$sim 2>/dev/null' EXIT INT TERM; \
+	echo ">> llmsim on http://$(SIM_ADDR) (pid $$sim)"; \
+	echo ">> metrics at http://$(LISTEN)/metrics  (recent probes: http://$(LISTEN)/probes)"; \
+	$(BIN)/llm_slo_exporter --config.file=examples/demo.yml --web.listen-address=$(LISTEN)
+
+.PHONY: clean
+clean:
+	rm -rf $(BIN)
+
+FORCE:

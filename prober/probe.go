@@ -1,0 +1,410 @@
+// Copyright 2026 The llm_slo_exporter Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package prober is the worker side of the exporter: it runs a share of
+// each target's Poisson schedule, sends the probes, times their streams and
+// reports one record.Record per probe. It knows nothing of metric
+// registries, HTTP endpoints or flags; the supervisor owns all of that.
+package prober
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	promconfig "github.com/prometheus/common/config"
+
+	"github.com/llmslo/llm_slo_exporter/config"
+	"github.com/llmslo/llm_slo_exporter/prober/api"
+	"github.com/llmslo/llm_slo_exporter/prober/sse"
+	"github.com/llmslo/llm_slo_exporter/record"
+)
+
+// errStall is the cancellation cause of a probe whose stream went silent
+// for longer than its idle timeout.
+var errStall = errors.New("no bytes for the idle timeout")
+
+// errTimeout is the cancellation cause of a probe over its deadline.
+var errTimeout = errors.New("probe timeout")
+
+// maxErrorBody bounds what is read of a non-2xx response body.
+const maxErrorBody = 4 << 10
+
+// Target is one target as a worker probes it.
+type Target struct {
+	// ID is the target's id in the supervisor's plan.
+	ID uint32
+	// Name is the configured name.
+	Name string
+
+	url      string
+	client   *http.Client
+	adapter  api.Adapter
+	body     []byte
+	header   http.Header
+	timeout  time.Duration
+	idle     time.Duration
+	maxEvent int
+
+	readers sync.Pool // *sse.Reader
+	parsers sync.Pool // api.Parser
+}
+
+// NewTarget prepares t for probing: builds its HTTP client and its request
+// body once, so that a probe only clones headers and sends.
+func NewTarget(id uint32, t *config.Target, userAgent string, maxIdleConns int) (*Target, error) {
+	ad, ok := api.Lookup(t.API)
+	if !ok {
+		return nil, fmt.Errorf("target %q: unknown api %q", t.Name, t.API)
+	}
+	body, err := ad.Body(api.Spec{
+		Model:     t.Model,
+		Prompt:    t.Request.Prompt,
+		MaxTokens: t.Request.MaxTokens,
+		IgnoreEOS: t.Request.IgnoreEOS,
+		ExtraBody: t.Request.ExtraBody,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("target %q: building request body: %w", t.Name, err)
+	}
+	client, err := promconfig.NewClientFromConfig(t.HTTPClientConfig, "llm_slo_exporter_"+t.Name,
+		promconfig.WithUserAgent(userAgent),
+		promconfig.WithIdleConnTimeout(90*time.Second),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: building HTTP client: %w", t.Name, err)
+	}
+	setIdlePool(client.Transport, maxIdleConns)
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	if ad.Framing() == api.SSE {
+		h.Set("Accept", "text/event-stream")
+	}
+	// No compression: a compressing proxy may buffer a stream into bursts,
+	// and decompression costs CPU on the timed path.
+	h.Set("Accept-Encoding", "identity")
+	for k, v := range t.Request.Headers {
+		h.Set(k, string(v))
+	}
+	for k, v := range ad.Headers() {
+		h.Set(k, v)
+	}
+	tg := &Target{
+		ID:       id,
+		Name:     t.Name,
+		url:      t.URL,
+		client:   client,
+		adapter:  ad,
+		body:     body,
+		header:   h,
+		timeout:  time.Duration(t.Timeout),
+		idle:     time.Duration(t.IdleTimeout),
+		maxEvent: t.MaxEventBytes,
+	}
+	tg.parsers.New = func() any { return ad.NewParser() }
+	tg.readers.New = func() any { return sse.NewReader(nil, sse.Options{MaxEventSize: tg.maxEvent}) }
+	return tg, nil
+}
+
+// setIdlePool sizes the idle connection pool of the innermost
+// *http.Transport to the worker's in-flight cap, so that every connection
+// a probe opened can be reused by a later one instead of paying TCP and TLS
+// again. The common config wraps the transport in round trippers; the
+// transport is reached through their unexported fields only when it is
+// the client's own, so this is best effort: the default pool of
+// prometheus/common (1000 per host) already exceeds the usual caps.
+func setIdlePool(rt http.RoundTripper, n int) {
+	if t, ok := rt.(*http.Transport); ok && n > 0 {
+		t.MaxIdleConnsPerHost = n
+		t.MaxIdleConns = max(t.MaxIdleConns, n)
+	}
+}
+
+// CloseIdle closes the target's idle connections.
+func (t *Target) CloseIdle() { t.client.CloseIdleConnections() }
+
+// ServiceStats accumulates the service times of the events a worker
+// handles (stream reads), the inputs of the Pollaczek-Khinchine
+// prediction of the worker's queueing delay.
+type ServiceStats struct {
+	mu    sync.Mutex
+	n     uint64
+	sum   float64
+	sumSq float64
+}
+
+// Add records one event's service time.
+func (s *ServiceStats) Add(d time.Duration) {
+	x := d.Seconds()
+	s.mu.Lock()
+	s.n++
+	s.sum += x
+	s.sumSq += x * x
+	s.mu.Unlock()
+}
+
+// Read returns the cumulative count, sum and sum of squares (seconds).
+func (s *ServiceStats) Read() (n uint64, sum, sumSq float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n, s.sum, s.sumSq
+}
+
+// meteredBody wraps a response body. It stamps the time each Read returns
+// (the reader hands that stamp to the SSE reader, one clock read per Read),
+// measures the time the probe spent handling the previous read's data
+// before asking for more (the service time of one event in the M/G/1 view
+// of the worker), and re-arms the stall timer whenever bytes arrive.
+type meteredBody struct {
+	r       io.Reader
+	stats   *ServiceStats
+	stall   *time.Timer
+	idle    time.Duration
+	lastRet time.Time
+}
+
+func (m *meteredBody) Read(p []byte) (int, error) {
+	if !m.lastRet.IsZero() {
+		m.stats.Add(time.Since(m.lastRet))
+	}
+	n, err := m.r.Read(p)
+	m.lastRet = time.Now()
+	if n > 0 && m.stall != nil {
+		m.stall.Reset(m.idle)
+	}
+	return n, err
+}
+
+func (m *meteredBody) now() time.Time { return m.lastRet }
+
+// Probe sends one probe scheduled at scheduled and fills rec with its
+// result. It never returns an error: every failure is a reason in rec.
+// When ctx is canceled (shutdown or target removed) rec.Reason is
+// record.Canceled.
+func (t *Target) Probe(ctx context.Context, scheduled time.Time, id uint64, stats *ServiceStats, rec *record.Record) {
+	rec.Reset()
+	rec.TargetID = t.ID
+	rec.RequestID = id
+	rec.Scheduled = scheduled.UnixNano()
+
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	tctx, tcancel := context.WithTimeoutCause(pctx, t.timeout, errTimeout)
+	defer tcancel()
+
+	req, err := http.NewRequestWithContext(tctx, http.MethodPost, t.url, bytes.NewReader(t.body))
+	if err != nil {
+		rec.Reason, rec.Detail = record.Request, "building request failed"
+		return
+	}
+	req.Header = t.header.Clone()
+	req.Header.Set("X-Request-Id", record.RequestIDString(id))
+
+	dispatched := time.Now()
+	rec.Lag = dispatched.Sub(scheduled)
+	end := func(r record.Reason, detail string) {
+		rec.Reason, rec.Detail = r, detail
+		rec.E2E = time.Since(dispatched)
+	}
+
+	resp, err := t.client.Do(req)
+	if err != nil {
+		r, detail := classifyError(tctx, ctx, err)
+		end(r, detail)
+		return
+	}
+	defer resp.Body.Close()
+	rec.HTTPStatus = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		r := record.HTTPOther
+		switch {
+		case resp.StatusCode >= 400 && resp.StatusCode < 500:
+			r = record.HTTP4xx
+		case resp.StatusCode >= 500 && resp.StatusCode < 600:
+			r = record.HTTP5xx
+		}
+		detail := fmt.Sprintf("HTTP %d", resp.StatusCode)
+		if msg := t.adapter.ErrorDetail(b); msg != "" {
+			detail += ": " + msg
+		}
+		end(r, detail)
+		return
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if mt, _, _ := mime.ParseMediaType(ct); mt == "text/html" {
+			end(record.Decode, "HTTP 200 with Content-Type "+sanitize(ct, 64)+", not a stream")
+			return
+		}
+	}
+
+	mb := &meteredBody{r: resp.Body, stats: stats, idle: t.idle}
+	if t.idle > 0 {
+		mb.stall = time.AfterFunc(t.idle, func() { cancel(errStall) })
+		defer mb.stall.Stop()
+	}
+	rd := t.readers.Get().(*sse.Reader)
+	defer t.readers.Put(rd)
+	rd.Reset(mb)
+	rd.SetNow(mb.now)
+	parser := t.parsers.Get().(api.Parser)
+	defer t.parsers.Put(parser)
+	parser.Reset()
+
+	var (
+		firstAt, lastAt, doneAt time.Time
+		estimate                int
+		done                    bool
+	)
+	for !done {
+		ev, err := rd.Next()
+		if err != nil {
+			switch {
+			case tctx.Err() != nil:
+				r, detail := classifyError(tctx, ctx, err)
+				end(r, detail)
+			case errors.Is(err, sse.ErrEventTooLarge):
+				end(record.TooLarge, fmt.Sprintf("an event exceeded max_event_bytes (%d)", t.maxEvent))
+			case errors.Is(err, io.EOF):
+				end(record.Truncated, "the stream ended without its end marker")
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				end(record.Truncated, "the connection closed mid-stream")
+			default:
+				end(record.Reset, "reading the stream: "+errDetail(err))
+			}
+			return
+		}
+		if ev.ErrorField != nil {
+			end(record.StreamError, "error field: "+sanitize(string(ev.ErrorField), 200))
+			return
+		}
+		info, err := parser.Event(ev.Type, ev.Data)
+		if err != nil {
+			var f *api.Failure
+			if errors.As(err, &f) {
+				end(f.Reason, f.Detail)
+			} else {
+				end(record.Decode, sanitize(err.Error(), 200))
+			}
+			return
+		}
+		if info.Output {
+			k := max(1, info.Tokens)
+			if rec.OutputEvents == 0 {
+				firstAt = ev.At
+				rec.TTFT = firstAt.Sub(dispatched)
+			} else {
+				// An event that the server says carries k tokens spreads
+				// its gap evenly over them (design §4).
+				gap := ev.At.Sub(lastAt) / time.Duration(k)
+				for range k {
+					rec.ITL = append(rec.ITL, gap)
+				}
+			}
+			if info.Answer && rec.TTFA < 0 {
+				rec.TTFA = ev.At.Sub(dispatched)
+			}
+			lastAt = ev.At
+			rec.OutputEvents++
+			estimate += k
+		}
+		if info.Done {
+			done, doneAt = true, ev.At
+		} else if ev.Unterminated {
+			end(record.Truncated, "the stream ended inside an event")
+			return
+		}
+	}
+	// Read what follows the end marker (normally nothing) so that the
+	// connection goes back to the pool.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+
+	rec.E2E = doneAt.Sub(dispatched)
+	if rec.OutputEvents == 0 {
+		rec.Reason, rec.Detail = record.NoOutput, "the stream ended without output"
+		return
+	}
+	rec.Gen = lastAt.Sub(firstAt)
+	u := parser.Usage()
+	rec.PromptTokens = u.PromptTokens
+	if u.CompletionTokens > 0 {
+		rec.OutputTokens = u.CompletionTokens
+	} else {
+		// No usage from the server: estimate from the stream, never from
+		// max_tokens, and say so.
+		rec.OutputTokens = estimate
+		rec.Estimated = true
+	}
+	rec.Reason = record.OK
+}
+
+// classifyError maps a transport or read error to a reason. tctx is the
+// probe's context (timeout, stall), parent the worker's (shutdown).
+func classifyError(tctx, parent context.Context, err error) (record.Reason, string) {
+	switch {
+	case parent.Err() != nil:
+		return record.Canceled, "canceled: target removed or exporter stopping"
+	case errors.Is(context.Cause(tctx), errStall):
+		return record.Stall, "no bytes received for the idle timeout"
+	case errors.Is(context.Cause(tctx), errTimeout), errors.Is(err, context.DeadlineExceeded):
+		return record.Timeout, "the probe exceeded its timeout"
+	}
+	var (
+		op   *net.OpError
+		dns  *net.DNSError
+		ua   x509.UnknownAuthorityError
+		hn   x509.HostnameError
+		ci   x509.CertificateInvalidError
+		rh   tls.RecordHeaderError
+		cv   *tls.CertificateVerificationError
+		alrt tls.AlertError
+	)
+	switch {
+	case errors.As(err, &dns), errors.As(err, &ua), errors.As(err, &hn), errors.As(err, &ci),
+		errors.As(err, &rh), errors.As(err, &cv), errors.As(err, &alrt):
+		return record.Connect, errDetail(err)
+	case errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect"):
+		return record.Connect, errDetail(err)
+	}
+	return record.Reset, errDetail(err)
+}
+
+// errDetail returns an error's message without the request URL, which
+// may carry credentials in its query.
+func errDetail(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return sanitize(err.Error(), 200)
+}
+
+// sanitize bounds s and replaces control characters and invalid UTF-8, so
+// that server-provided text is safe in logs and HTML.
+func sanitize(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError, r < 0x20, r == 0x7f:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
