@@ -248,7 +248,7 @@ func TestEndToEnd(t *testing.T) {
 	_, url := startSim(t, simConfig(50*time.Millisecond, 5*time.Millisecond))
 	h := startExporter(t, demoConfig(url, 2, 20, ""))
 
-	waitFor(t, 10*time.Second, "two worker processes", func() bool { return len(h.exp.Supervisor().PIDs()) == 2 })
+	waitFor(t, 30*time.Second, "two worker processes", func() bool { return len(h.exp.Supervisor().PIDs()) == 2 })
 	pids := h.exp.Supervisor().PIDs()
 	for i, pid := range pids {
 		if pid == os.Getpid() {
@@ -261,7 +261,7 @@ func TestEndToEnd(t *testing.T) {
 	if pids[0] == pids[1] {
 		t.Fatalf("both workers have pid %d", pids[0])
 	}
-	waitFor(t, 20*time.Second, "60 finished probes", func() bool {
+	waitFor(t, 40*time.Second, "60 finished probes", func() bool {
 		return sum(h.scrape(), "llm_probe_requests_total", simLabels) >= 60
 	})
 	live := h.scrape()
@@ -355,7 +355,7 @@ func getJSON(t *testing.T, url string, v any) {
 func TestWorkerCrashIsRestartedAndCounted(t *testing.T) {
 	_, url := startSim(t, simConfig(20*time.Millisecond, 2*time.Millisecond))
 	h := startExporter(t, demoConfig(url, 2, 40, ""))
-	waitFor(t, 20*time.Second, "30 finished probes", func() bool {
+	waitFor(t, 40*time.Second, "30 finished probes", func() bool {
 		return sum(h.scrape(), "llm_probe_requests_total", simLabels) >= 30
 	})
 	before := h.scrape()
@@ -363,12 +363,12 @@ func TestWorkerCrashIsRestartedAndCounted(t *testing.T) {
 	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the restart of worker 0", func() bool {
+	waitFor(t, 40*time.Second, "the restart of worker 0", func() bool {
 		pid := h.exp.Supervisor().PIDs()[0]
 		return pid != 0 && pid != victim && sum(h.scrape(), "llm_prober_worker_restarts_total", map[string]string{"worker": "0"}) == 1
 	})
 	reqBefore := sum(before, "llm_probe_requests_total", simLabels)
-	waitFor(t, 20*time.Second, "probes to continue after the restart", func() bool {
+	waitFor(t, 40*time.Second, "probes to continue after the restart", func() bool {
 		return sum(h.scrape(), "llm_probe_requests_total", simLabels) >= reqBefore+30
 	})
 	h.stop()
@@ -404,7 +404,7 @@ func TestCheckMetrics(t *testing.T) {
 	}
 	_, url := startSim(t, simConfig(5*time.Millisecond, time.Millisecond))
 	h := startExporter(t, demoConfig(url, 2, 20, ""))
-	waitFor(t, 20*time.Second, "probes and a utilization reading", func() bool {
+	waitFor(t, 40*time.Second, "probes and a utilization reading", func() bool {
 		mfs := h.scrape()
 		return sum(mfs, "llm_probe_requests_total", simLabels) >= 10 && mfs["llm_prober_utilization"] != nil
 	})
@@ -420,7 +420,7 @@ func TestCheckMetrics(t *testing.T) {
 func TestMetricsOpenMetricsExemplars(t *testing.T) {
 	_, url := startSim(t, simConfig(5*time.Millisecond, time.Millisecond))
 	h := startExporter(t, demoConfig(url, 1, 20, ""))
-	waitFor(t, 20*time.Second, "a success", func() bool {
+	waitFor(t, 40*time.Second, "a success", func() bool {
 		return hist(t, h.scrape(), "llm_probe_time_to_first_token_seconds", simLabels).GetSampleCount() > 0
 	})
 	req, _ := http.NewRequest(http.MethodGet, h.web.URL+"/metrics", nil)
