@@ -60,6 +60,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		metricsPath  = a.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").String()
 		maxRequests  = a.Flag("web.max-requests", "Maximum number of parallel scrape requests; 0 means no limit.").Default("40").Int()
 		noExpMetrics = a.Flag("web.disable-exporter-metrics", "Exclude the supervisor's Go runtime and process metrics (go_*, process_*) from /metrics.").Bool()
+		recordFile   = a.Flag("debug.probe-record-file", "Append every probe's record (binary frames, see package record) to this file, for benchmarks and offline analysis. Flushed every second and at exit.").Hidden().String()
 		toolkitFlags = kingpinflag.AddFlags(a, DefaultListenAddress)
 	)
 	logConfig := &promslog.Config{Writer: stderr}
@@ -93,13 +94,29 @@ func Run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var (
+		rlog    *recordLog
+		rlogErr error
+	)
 	exp := NewExporter(*configFile, reg, logger, func(sink supervisor.Sink) *supervisor.Supervisor {
+		if *recordFile != "" {
+			l, err := newRecordLog(*recordFile, sink)
+			if err != nil {
+				rlogErr = err
+			} else {
+				rlog, sink = l, l
+			}
+		}
 		return supervisor.New(supervisor.Options{
 			Command: supervisor.DefaultCommand(logConfig.Level.String()),
 			Sink:    sink,
 			Logger:  logger,
 		})
 	})
+	if rlogErr != nil {
+		logger.Error("cannot write probe records", "err", rlogErr)
+		return 1
+	}
 	if err := exp.Reload(); err != nil {
 		// Like Prometheus: a bad configuration at start is fatal; at a
 		// reload it keeps the running one.
@@ -122,6 +139,21 @@ func Run(args []string, stdout, stderr io.Writer) int {
 
 	stopReload := make(chan struct{})
 	defer close(stopReload)
+	if rlog != nil {
+		defer rlog.Close()
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-stopReload:
+					return
+				case <-t.C:
+					_ = rlog.Flush()
+				}
+			}
+		}()
+	}
 	if *autoReload > 0 {
 		go exp.autoReload(*autoReload, stopReload)
 	}

@@ -26,6 +26,8 @@ import (
 	promconfig "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/llmslo/llm_slo_exporter/prober/api"
 )
 
 // Defaults.
@@ -320,10 +322,6 @@ func lineOf(root *yaml.Node, path []any) int {
 	return line
 }
 
-// KnownAPIs is consulted by validation; the prober registers its adapters'
-// names here so that config stays free of prober imports.
-var KnownAPIs = func(name string) bool { return true }
-
 func (c *Config) validate() error {
 	if c.Workers < 1 || c.Workers > MaxWorkers {
 		return verr(fmt.Sprintf("must be between 1 and %d, got %d", MaxWorkers, c.Workers), "workers")
@@ -352,8 +350,8 @@ func (c *Config) validate() error {
 		case u.Host == "":
 			return at("has no host", "url")
 		}
-		if !KnownAPIs(t.API) {
-			return at(fmt.Sprintf("unknown api %q", t.API), "api")
+		if _, ok := api.Lookup(t.API); !ok {
+			return at(fmt.Sprintf("unknown api %q (known: %s)", t.API, strings.Join(api.Names(), ", ")), "api")
 		}
 		if t.Model == "" {
 			return at("is required", "model")

@@ -183,7 +183,13 @@ func (p *openAIParser) FinishReason() string {
 	return string(p.finish)
 }
 
-// Event implements Parser. See the package tests for the event shapes.
+// Event implements Parser. An event of type "error" is a StreamError.
+// Data that is blank is ignored; "[DONE]" (JSON whitespace around it is
+// allowed) is Done. Anything else must be a JSON object, or the event is a
+// Decode failure. An object with an error member that is not null or a
+// zero value is a StreamError whose detail is error.message (or the error
+// string). Otherwise output comes from the choices (see choice and
+// deltaOutput) and token counts from usage (see readUsage).
 func (p *openAIParser) Event(typ, data []byte) (Info, error) {
 	if string(typ) == "error" {
 		// No OpenAI server sends typed events; a gateway that does and

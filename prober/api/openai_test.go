@@ -347,6 +347,15 @@ func TestFinishReasonUnusual(t *testing.T) {
 	if got := p.(FinishReasoner).FinishReason(); got != "" {
 		t.Errorf("after Reset: FinishReason() = %q", got)
 	}
+	long := strings.Repeat("x", 100)
+	_, _ = p.Event(nil, []byte(`{"choices":[{"delta":{},"finish_reason":"`+long+`"}]}`))
+	if got := p.(FinishReasoner).FinishReason(); got != long {
+		t.Errorf("FinishReason() = %q, want %q", got, long)
+	}
+	p.Reset()
+	if got, c := p.(FinishReasoner).FinishReason(), cap(p.(*openAIParser).finish); got != "" || c > 64 {
+		t.Errorf("after Reset: FinishReason() = %q, buffer capacity %d", got, c)
+	}
 }
 
 func itoa(n int) string {

@@ -6,6 +6,7 @@ package jsonscan
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -36,13 +37,16 @@ func FuzzScan(f *testing.F) {
 		{"usage", "completion_tokens"},
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Trusted walks of any bytes must end without a panic.
+		var junk []string
+		_ = walk(Value{Kind: Object, Raw: data, checked: true}, true, "", 0, &junk)
+		_ = walk(Value{Kind: Array, Raw: data, checked: true}, true, "", 0, &junk)
+
 		v, err := Parse(data)
 		ours, ref := err == nil, json.Valid(data)
 		if errors.Is(err, ErrTooDeep) {
-			if !ref {
-				// Depth is checked first, so any prefix may be malformed.
-				return
-			}
+			// encoding/json allows deeper nesting; and the depth error
+			// may come before a syntax error further on.
 			return
 		}
 		if ours != ref {
@@ -85,6 +89,11 @@ func FuzzScan(f *testing.F) {
 		}
 		for _, p := range paths {
 			checkGet(t, data, refV, p...)
+		}
+		var slow, fast []string
+		errSlow, errFast := walk(v, false, "", 0, &slow), walk(v, true, "", 0, &fast)
+		if errSlow != nil || errFast != nil || !reflect.DeepEqual(slow, fast) {
+			t.Fatalf("walks of %q differ: %v %q / %v %q", data, errSlow, slow, errFast, fast)
 		}
 	})
 }

@@ -27,9 +27,10 @@ const (
 //	}
 //	if err := it.Err(); err != nil { ... }
 //
-// A completed walk (Next returned false and Err is nil) has validated the
-// whole input. An ObjectIter is a plain value: declared in a function, it
-// stays on the stack.
+// A completed walk from IterObject (Next returned false and Err is nil) has
+// validated the whole input; one from Value.Members skips what was
+// validated before. An ObjectIter is a plain value: declared in a
+// function, it stays on the stack.
 type ObjectIter struct {
 	data     []byte
 	pos      int

@@ -588,6 +588,28 @@ func TestUnquote(t *testing.T) {
 	}
 }
 
+func TestUnquoteHandBuilt(t *testing.T) {
+	tests := []struct {
+		v    Value
+		want string
+	}{
+		{Value{Kind: String, Raw: []byte(`"a\u00"`)}, "a"},
+		{Value{Kind: String, Raw: []byte(`"a\uZZZZb"`)}, "a"},
+		{Value{Kind: String, Raw: []byte(`"a\qb"`)}, "a"},
+		{Value{Kind: String, Raw: []byte(`"a\"`)}, "a"},
+		{Value{Kind: String, Raw: []byte(`"\ud83d\u12"`)}, "\uFFFD"},
+		{Value{Kind: String, Raw: []byte(`x`)}, ""},
+		{Value{Kind: Number, Raw: []byte(`"a"`)}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.v.Raw), func(t *testing.T) {
+			if got := string(tc.v.Unquote([]byte("p"))); got != "p"+tc.want {
+				t.Errorf("Unquote = %q, want %q", got, "p"+tc.want)
+			}
+		})
+	}
+}
+
 func TestStringEquals(t *testing.T) {
 	tests := []struct {
 		v    Value
@@ -724,6 +746,20 @@ func TestNoAllocs(t *testing.T) {
 				}
 			}
 		}},
+		{"Members and Elements", func() {
+			v, _ := Parse(chunk)
+			it := v.Members()
+			for it.Next() {
+				if it.Key().StringEquals("choices") {
+					a := it.Value().Elements()
+					for a.Next() {
+						m := a.Value().Members()
+						for m.Next() {
+						}
+					}
+				}
+			}
+		}},
 		{"Get", func() { _, _ = Get(chunk, "choices", "0", "delta", "content") }},
 		{"escaped StringEquals", func() { escKey.StringEquals("content") }},
 		{"Unquote into capacity", func() { buf = escKey.Unquote(buf[:0]) }},
@@ -771,4 +807,92 @@ func TestHasSpecial(t *testing.T) {
 			t.Errorf("hasSpecial(%q) = %v, want %v", s, got, want)
 		}
 	}
+}
+
+// walk lists every value under v as "path kind raw" lines, descending with
+// Members and Elements when fast is set and with IterObject and IterArray
+// otherwise. It stops descending at depth 600 so that garbage input in the
+// fuzz target cannot recurse without bound.
+func walk(v Value, fast bool, path string, depth int, out *[]string) error {
+	*out = append(*out, path+" "+v.Kind.String()+" "+string(v.Raw))
+	if depth > 600 {
+		return nil
+	}
+	switch v.Kind {
+	case Object:
+		it := IterObject(v.Raw)
+		if fast {
+			it = v.Members()
+		}
+		for it.Next() {
+			if err := walk(it.Value(), fast, path+"/"+string(it.Key().Unquote(nil)), depth+1, out); err != nil {
+				return err
+			}
+		}
+		return it.Err()
+	case Array:
+		it := IterArray(v.Raw)
+		if fast {
+			it = v.Elements()
+		}
+		for it.Next() {
+			if err := walk(it.Value(), fast, path+"/"+strconv.Itoa(it.Index()), depth+1, out); err != nil {
+				return err
+			}
+		}
+		return it.Err()
+	}
+	return nil
+}
+
+func TestMembersAndElements(t *testing.T) {
+	for _, tc := range validCases {
+		if !tc.valid {
+			continue
+		}
+		t.Run(strconv.Quote(tc.in), func(t *testing.T) {
+			v, err := Parse([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var slow, fast []string
+			if err := walk(v, false, "", 0, &slow); err != nil {
+				t.Fatal(err)
+			}
+			if err := walk(v, true, "", 0, &fast); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(slow, fast) {
+				t.Errorf("Members/Elements walk\n%q\ndiffers from IterObject/IterArray walk\n%q", fast, slow)
+			}
+		})
+	}
+	t.Run("hand-built values are validated", func(t *testing.T) {
+		it := Value{Kind: Object, Raw: []byte(`{"a":1,"b":x}`)}.Members()
+		for it.Next() {
+		}
+		if it.Err() == nil {
+			t.Error("Members of a hand-built malformed object succeeded")
+		}
+		a := Value{Kind: Array, Raw: []byte(`[1,"]`)}.Elements()
+		for a.Next() {
+		}
+		if a.Err() == nil {
+			t.Error("Elements of a hand-built malformed array succeeded")
+		}
+	})
+	t.Run("wrong kind", func(t *testing.T) {
+		v, _ := Parse([]byte(`[1]`))
+		it := v.Members()
+		if it.Next() || it.Err() == nil {
+			t.Error("Members of an array succeeded")
+		}
+	})
+	t.Run("checked garbage ends without panic", func(t *testing.T) {
+		for _, raw := range []string{`{"a`, `{"a":`, `{"a":"\`, `{"a":[`, `{"a":t`, `{"a":?}`, `{"a":1 x`, `[`, `[{`, `["\"`, `[1,`, `{`, `[nul`, "{\"a\":1e\x00}"} {
+			var out []string
+			_ = walk(Value{Kind: Object, Raw: []byte(raw), checked: true}, true, "", 0, &out)
+			_ = walk(Value{Kind: Array, Raw: []byte(raw), checked: true}, true, "", 0, &out)
+		}
+	})
 }
