@@ -38,6 +38,11 @@ const (
 	DefaultMaxTokens     = 32
 	DefaultPrompt        = "Write a haiku about monitoring."
 	DefaultMaxEventBytes = 16 << 20
+	// DefaultMaxStreamBytes and DefaultMaxEvents bound a stream far above
+	// any probe's needs (a probe asks for tens of tokens) while keeping a
+	// runaway stream from costing a worker unbounded time.
+	DefaultMaxStreamBytes = 256 << 20
+	DefaultMaxEvents      = 1 << 20
 	// MaxWorkers bounds the number of worker processes.
 	MaxWorkers = 256
 )
@@ -76,6 +81,10 @@ type Target struct {
 	IdleTimeout Duration `yaml:"idle_timeout"`
 	// MaxEventBytes caps one stream event.
 	MaxEventBytes int `yaml:"max_event_bytes"`
+	// MaxStreamBytes caps one response body.
+	MaxStreamBytes int64 `yaml:"max_stream_bytes"`
+	// MaxEvents caps the events of one stream.
+	MaxEvents int `yaml:"max_events"`
 	// Request shapes the request body and headers.
 	Request Request `yaml:"request"`
 	// Buckets overrides the classic histogram bucket edges, per family.
@@ -126,6 +135,8 @@ func (t *Target) UnmarshalYAML(unmarshal func(any) error) error {
 		MaxInFlight:      DefaultMaxInFlight,
 		Timeout:          DefaultTimeout,
 		MaxEventBytes:    DefaultMaxEventBytes,
+		MaxStreamBytes:   DefaultMaxStreamBytes,
+		MaxEvents:        DefaultMaxEvents,
 		Request:          Request{Prompt: DefaultPrompt, MaxTokens: DefaultMaxTokens},
 		HTTPClientConfig: promconfig.DefaultHTTPClientConfig,
 	}
@@ -370,6 +381,12 @@ func (c *Config) validate() error {
 		}
 		if t.MaxEventBytes < 1024 {
 			return at(fmt.Sprintf("must be at least 1024, got %d", t.MaxEventBytes), "max_event_bytes")
+		}
+		if t.MaxStreamBytes < 0 {
+			return at("must be >= 0 (0: no cap)", "max_stream_bytes")
+		}
+		if t.MaxEvents < 0 {
+			return at("must be >= 0 (0: no cap)", "max_events")
 		}
 		if t.Request.MaxTokens < 0 {
 			return at("must be >= 0", "request", "max_tokens")

@@ -28,7 +28,6 @@ import (
 
 	"github.com/llmslo/llm_slo_exporter/config"
 	"github.com/llmslo/llm_slo_exporter/prober/api"
-	"github.com/llmslo/llm_slo_exporter/prober/sse"
 	"github.com/llmslo/llm_slo_exporter/record"
 )
 
@@ -49,14 +48,14 @@ type Target struct {
 	// Name is the configured name.
 	Name string
 
-	url      string
-	client   *http.Client
-	adapter  api.Adapter
-	body     []byte
-	header   http.Header
-	timeout  time.Duration
-	idle     time.Duration
-	maxEvent int
+	url     string
+	client  *http.Client
+	adapter api.Adapter
+	body    []byte
+	header  http.Header
+	timeout time.Duration
+	idle    time.Duration
+	limits  Limits
 
 	readers sync.Pool // *sse.Reader
 	parsers sync.Pool // api.Parser
@@ -102,19 +101,19 @@ func NewTarget(id uint32, t *config.Target, userAgent string, maxIdleConns int) 
 		h.Set(k, v)
 	}
 	tg := &Target{
-		ID:       id,
-		Name:     t.Name,
-		url:      t.URL,
-		client:   client,
-		adapter:  ad,
-		body:     body,
-		header:   h,
-		timeout:  time.Duration(t.Timeout),
-		idle:     time.Duration(t.IdleTimeout),
-		maxEvent: t.MaxEventBytes,
+		ID:      id,
+		Name:    t.Name,
+		url:     t.URL,
+		client:  client,
+		adapter: ad,
+		body:    body,
+		header:  h,
+		timeout: time.Duration(t.Timeout),
+		idle:    time.Duration(t.IdleTimeout),
+		limits:  Limits{MaxEventBytes: t.MaxEventBytes, MaxStreamBytes: t.MaxStreamBytes, MaxEvents: t.MaxEvents},
 	}
 	tg.parsers.New = func() any { return ad.NewParser() }
-	tg.readers.New = func() any { return sse.NewReader(nil, sse.Options{MaxEventSize: tg.maxEvent}) }
+	tg.readers.New = func() any { return newEventReader(ad.Framing(), tg.limits.MaxEventBytes) }
 	return tg, nil
 }
 
@@ -173,14 +172,20 @@ type meteredBody struct {
 	stall   *time.Timer
 	idle    time.Duration
 	lastRet time.Time
+	n       int64
+	limit   int64
 }
 
 func (m *meteredBody) Read(p []byte) (int, error) {
 	if !m.lastRet.IsZero() {
 		m.stats.Add(time.Since(m.lastRet))
 	}
+	if m.limit > 0 && m.n >= m.limit {
+		return 0, errStreamTooLarge
+	}
 	n, err := m.r.Read(p)
 	m.lastRet = time.Now()
+	m.n += int64(n)
 	if n > 0 && m.stall != nil {
 		m.stall.Reset(m.idle)
 	}
@@ -250,12 +255,12 @@ func (t *Target) Probe(ctx context.Context, scheduled time.Time, id uint64, stat
 		}
 	}
 
-	mb := &meteredBody{r: resp.Body, stats: stats, idle: t.idle}
+	mb := &meteredBody{r: resp.Body, stats: stats, idle: t.idle, limit: t.limits.MaxStreamBytes}
 	if t.idle > 0 {
 		mb.stall = time.AfterFunc(t.idle, func() { cancel(errStall) })
 		defer mb.stall.Stop()
 	}
-	rd := t.readers.Get().(*sse.Reader)
+	rd := t.readers.Get().(eventReader)
 	defer t.readers.Put(rd)
 	rd.Reset(mb)
 	rd.SetNow(mb.now)
@@ -263,90 +268,34 @@ func (t *Target) Probe(ctx context.Context, scheduled time.Time, id uint64, stat
 	defer t.parsers.Put(parser)
 	parser.Reset()
 
-	var (
-		firstAt, lastAt, doneAt time.Time
-		estimate                int
-		done                    bool
-	)
-	for !done {
-		ev, err := rd.Next()
-		if err != nil {
-			switch {
-			case tctx.Err() != nil:
-				r, detail := classifyError(tctx, ctx, err)
-				end(r, detail)
-			case errors.Is(err, sse.ErrEventTooLarge):
-				end(record.TooLarge, fmt.Sprintf("an event exceeded max_event_bytes (%d)", t.maxEvent))
-			case errors.Is(err, io.EOF):
-				end(record.Truncated, "the stream ended without its end marker")
-			case errors.Is(err, io.ErrUnexpectedEOF):
-				end(record.Truncated, "the connection closed mid-stream")
-			default:
-				end(record.Reset, "reading the stream: "+errDetail(err))
-			}
-			return
+	st := &Stream{ITL: rec.ITL[:0]}
+	if err := consume(rd, parser, t.limits, st); err != nil {
+		switch {
+		case tctx.Err() != nil:
+			st.Reason, st.Detail = classifyError(tctx, ctx, err)
+		default:
+			st.Reason, st.Detail = classifyReadError(err, t.limits)
 		}
-		if ev.ErrorField != nil {
-			end(record.StreamError, "error field: "+sanitize(string(ev.ErrorField), 200))
-			return
-		}
-		info, err := parser.Event(ev.Type, ev.Data)
-		if err != nil {
-			var f *api.Failure
-			if errors.As(err, &f) {
-				end(f.Reason, f.Detail)
-			} else {
-				end(record.Decode, sanitize(err.Error(), 200))
-			}
-			return
-		}
-		if info.Output {
-			k := max(1, info.Tokens)
-			if rec.OutputEvents == 0 {
-				firstAt = ev.At
-				rec.TTFT = firstAt.Sub(dispatched)
-			} else {
-				// An event that the server says carries k tokens spreads
-				// its gap evenly over them (design §4).
-				gap := ev.At.Sub(lastAt) / time.Duration(k)
-				for range k {
-					rec.ITL = append(rec.ITL, gap)
-				}
-			}
-			if info.Answer && rec.TTFA < 0 {
-				rec.TTFA = ev.At.Sub(dispatched)
-			}
-			lastAt = ev.At
-			rec.OutputEvents++
-			estimate += k
-		}
-		if info.Done {
-			done, doneAt = true, ev.At
-		} else if ev.Unterminated {
-			end(record.Truncated, "the stream ended inside an event")
-			return
-		}
+	}
+	rec.ITL = st.ITL
+	rec.OutputEvents = st.OutputEvents
+	if st.OutputEvents > 0 {
+		rec.TTFT = st.First.Sub(dispatched)
+		rec.Gen = st.Last.Sub(st.First)
+	}
+	if !st.FirstAnswerAt.IsZero() {
+		rec.TTFA = st.FirstAnswerAt.Sub(dispatched)
+	}
+	if st.Reason != record.OK {
+		end(st.Reason, st.Detail)
+		return
 	}
 	// Read what follows the end marker (normally nothing) so that the
 	// connection goes back to the pool.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-
-	rec.E2E = doneAt.Sub(dispatched)
-	if rec.OutputEvents == 0 {
-		rec.Reason, rec.Detail = record.NoOutput, "the stream ended without output"
-		return
-	}
-	rec.Gen = lastAt.Sub(firstAt)
-	u := parser.Usage()
-	rec.PromptTokens = u.PromptTokens
-	if u.CompletionTokens > 0 {
-		rec.OutputTokens = u.CompletionTokens
-	} else {
-		// No usage from the server: estimate from the stream, never from
-		// max_tokens, and say so.
-		rec.OutputTokens = estimate
-		rec.Estimated = true
-	}
+	rec.E2E = st.Done.Sub(dispatched)
+	rec.PromptTokens = st.Usage.PromptTokens
+	rec.OutputTokens, rec.Estimated = st.Tokens()
 	rec.Reason = record.OK
 }
 
