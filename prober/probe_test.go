@@ -21,7 +21,7 @@ import (
 
 // newTarget builds a Target for url from a YAML snippet of target
 // settings, through the real configuration loader.
-func newTarget(t *testing.T, url, api, extra string) *Target {
+func newTarget(t testing.TB, url, api, extra string) *Target {
 	t.Helper()
 	if api == "" {
 		api = "openai-chat"
@@ -56,6 +56,15 @@ func simURL(t *testing.T, mutate func(*simulator.Config)) string {
 	if mutate != nil {
 		mutate(&c)
 	}
+	return simURLWith(t, c)
+}
+
+func newTargetB(b *testing.B, url string) *Target {
+	return newTarget(b, url, "", "    max_in_flight: 4\n")
+}
+
+func simURLWith(t testing.TB, c simulator.Config) string {
+	t.Helper()
 	sim, err := simulator.New(simulator.Options{Config: c, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
