@@ -233,6 +233,7 @@ targets:
     api: openai-chat
     model: sim-model
     rate: %g
+    budget: {probes_per_hour: 0}
     max_in_flight: 64
     timeout: 10s
     request:

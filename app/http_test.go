@@ -54,7 +54,7 @@ func TestReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, body := post(t, h.web.URL+"/-/reload")
-	want := filepath.Base(h.cfg) + ":15: field rte not found"
+	want := filepath.Base(h.cfg) + ":16: field rte not found"
 	if code != 500 || !strings.Contains(body, want) {
 		t.Errorf("bad reload = %d %q, want 500 with %q", code, body, want)
 	}
@@ -74,6 +74,7 @@ func TestReload(t *testing.T) {
     api: openai-completions
     model: sim-model
     rate: 10
+    budget: {probes_per_hour: 0}
 `
 	if err := os.WriteFile(h.cfg, []byte(good), 0o600); err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestReload(t *testing.T) {
 	})
 
 	// Removing sim removes its series.
-	onlySecond := "workers: 1\ntargets:\n  - name: second\n    url: " + url + "/v1/completions\n    api: openai-completions\n    model: sim-model\n    rate: 10\n"
+	onlySecond := "workers: 1\ntargets:\n  - name: second\n    url: " + url + "/v1/completions\n    api: openai-completions\n    model: sim-model\n    rate: 10\n    budget: {probes_per_hour: 0}\n"
 	if err := os.WriteFile(h.cfg, []byte(onlySecond), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +166,24 @@ func TestConfigCheck(t *testing.T) {
 				t.Errorf("code %d, output %q %q; want %d containing %q", code, out.String(), errOut.String(), tc.code, tc.contains)
 			}
 		})
+	}
+}
+
+// TestTokenBudgetDropsShowInMetrics spends a tiny token budget: once it is
+// gone, arrivals are dropped with reason budget and /metrics says so.
+func TestTokenBudgetDropsShowInMetrics(t *testing.T) {
+	_, url := startSim(t, simConfig(time.Millisecond, time.Millisecond))
+	cfg := strings.Replace(demoConfig(url, 1, 5, ""), "    budget: {probes_per_hour: 0}\n", "    budget: {probes_per_hour: 0, output_tokens_per_hour: 40}\n", 1)
+	h := startExporter(t, cfg)
+	budget := map[string]string{"target": "sim", "reason": "budget"}
+	waitFor(t, 30*time.Second, "budget drops", func() bool { return sum(h.scrape(), "llm_probe_dropped_total", budget) >= 3 })
+	h.stop()
+	mfs := h.scrape()
+	// 40 tokens at 16 per probe: the third probe overdraws the bucket.
+	// Tokens are charged when a probe ends, so probes admitted while
+	// earlier ones were in flight can overdraw it further; at 5 probes/s
+	// of ~20 ms each, two more is already unlikely.
+	if got := sum(mfs, "llm_probe_requests_total", simLabels); got > 5 || got < 3 {
+		t.Errorf("requests = %v, want 3..5 within a 40-token budget", got)
 	}
 }

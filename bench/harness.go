@@ -211,6 +211,7 @@ targets:
     api: openai-chat
     model: sim-model
     rate: %g
+    budget: {probes_per_hour: 0, output_tokens_per_hour: 0}
     max_in_flight: %d
     timeout: 30s
     request:

@@ -53,9 +53,29 @@ type Config struct {
 	Workers int `yaml:"workers"`
 	// Seed makes schedules reproducible; 0 draws a random seed at start.
 	Seed uint64 `yaml:"seed"`
+	// Budget caps all targets together; its zero value caps nothing.
+	Budget Budget `yaml:"budget"`
 	// Targets are the endpoints to probe.
 	Targets []Target `yaml:"targets"`
 }
+
+// Budget caps what probing may cost per hour: probes sent and output tokens
+// received. Arrivals over a cap are dropped with reason budget. 0 means no
+// cap. A cap is a token bucket that holds one hour's allowance and refills
+// continuously, so a burst may spend a whole hour's budget at once and
+// then runs at the refill rate.
+type Budget struct {
+	ProbesPerHour       float64 `yaml:"probes_per_hour"`
+	OutputTokensPerHour float64 `yaml:"output_tokens_per_hour"`
+}
+
+// Default per-target budget. Probing a paid API costs money, so a target
+// may by default send at most 36,000 probes (an average of 10 per second)
+// and receive at most 2,000,000 output tokens an hour, and a rate whose
+// hourly count exceeds its probe budget is a configuration error: a typo
+// like rate: 1000 cannot reach a paid endpoint without an explicit,
+// larger (or 0, no cap) budget.
+var DefaultTargetBudget = Budget{ProbesPerHour: 36000, OutputTokensPerHour: 2000000}
 
 // Target is one endpoint to probe.
 type Target struct {
@@ -89,6 +109,8 @@ type Target struct {
 	Request Request `yaml:"request"`
 	// Buckets overrides the classic histogram bucket edges, per family.
 	Buckets Buckets `yaml:"buckets"`
+	// Budget caps this target's probes and output tokens per hour.
+	Budget Budget `yaml:"budget"`
 	// HTTPClientConfig configures authentication, TLS and proxies.
 	HTTPClientConfig promconfig.HTTPClientConfig `yaml:"http_client_config"`
 }
@@ -137,6 +159,7 @@ func (t *Target) UnmarshalYAML(unmarshal func(any) error) error {
 		MaxEventBytes:    DefaultMaxEventBytes,
 		MaxStreamBytes:   DefaultMaxStreamBytes,
 		MaxEvents:        DefaultMaxEvents,
+		Budget:           DefaultTargetBudget,
 		Request:          Request{Prompt: DefaultPrompt, MaxTokens: DefaultMaxTokens},
 		HTTPClientConfig: promconfig.DefaultHTTPClientConfig,
 	}
@@ -337,6 +360,9 @@ func (c *Config) validate() error {
 	if c.Workers < 1 || c.Workers > MaxWorkers {
 		return verr(fmt.Sprintf("must be between 1 and %d, got %d", MaxWorkers, c.Workers), "workers")
 	}
+	if err := c.Budget.check(); err != nil {
+		return verr(err.Error(), "budget")
+	}
 	names := map[string]int{}
 	for i := range c.Targets {
 		t := &c.Targets[i]
@@ -373,6 +399,12 @@ func (c *Config) validate() error {
 		if t.MaxInFlight < c.Workers {
 			return at(fmt.Sprintf("must be at least workers (%d), since the cap is split over the workers; got %d", c.Workers, t.MaxInFlight), "max_in_flight")
 		}
+		if err := t.Budget.check(); err != nil {
+			return at(err.Error(), "budget")
+		}
+		if b := t.Budget.ProbesPerHour; b > 0 && t.Rate*3600 > b {
+			return at(fmt.Sprintf("rate %g probes/s is %g probes/hour, over budget.probes_per_hour (%g): probing paid APIs costs money, so raise the budget explicitly (0 means no cap)", t.Rate, t.Rate*3600, b), "rate")
+		}
 		if t.Timeout <= 0 {
 			return at("must be > 0", "timeout")
 		}
@@ -401,6 +433,15 @@ func (c *Config) validate() error {
 		}
 		if err := t.HTTPClientConfig.Validate(); err != nil {
 			return at(err.Error(), "http_client_config")
+		}
+	}
+	return nil
+}
+
+func (b Budget) check() error {
+	for _, v := range []float64{b.ProbesPerHour, b.OutputTokensPerHour} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("caps must be >= 0 (0: no cap), got %v", v)
 		}
 	}
 	return nil

@@ -72,6 +72,10 @@ type Worker struct {
 	probeCx context.Context // canceled at shutdown: in-flight probes end as Canceled
 	stopAll context.CancelFunc
 
+	// global is the worker's share of the exporter-wide budget.
+	globalProbes, globalTokens *bucket
+	globalKey                  string
+
 	ids   *mrand.Rand
 	idsMu sync.Mutex
 
@@ -99,7 +103,12 @@ func NewWorker(out *record.Writer, logger *slog.Logger, clock schedule.Clock, us
 
 // runner is one target's schedule in this worker.
 type runner struct {
-	target   *Target
+	target *Target
+	// tProbes and tTokens are the target's own caps (nil: none); budget
+	// combines them with the worker's global caps and is swapped on every
+	// plan, since the global caps may change while the target stays.
+	tProbes, tTokens *bucket
+	budget           atomic.Pointer[budgets]
 	key      string // what must stay equal for the runner to be kept on a new plan
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -133,6 +142,10 @@ func (w *Worker) Apply(plan *Plan) error {
 	next := map[string]*runner{}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if gk := fmt.Sprint(cfg.Budget, plan.Workers); gk != w.globalKey {
+		w.globalProbes, w.globalTokens = newBudgetPair(cfg.Budget, plan.Workers, w.clock)
+		w.globalKey = gk
+	}
 	for i := range cfg.Targets {
 		tc := &cfg.Targets[i]
 		id, ok := plan.TargetIDs[tc.Name]
@@ -148,6 +161,8 @@ func (w *Worker) Apply(plan *Plan) error {
 		}{tc, id, plan.Worker, plan.Workers, plan.Seed, secretsOf(tc)})
 		key := string(spec)
 		if old, ok := w.runners[tc.Name]; ok && old.key == key {
+			// Keep the schedule, the in-flight probes and what is left of
+			// the target's budget.
 			next[tc.Name] = old
 			continue
 		}
@@ -161,7 +176,12 @@ func (w *Worker) Apply(plan *Plan) error {
 			}
 			return err
 		}
-		next[tc.Name] = &runner{target: t, key: key, cap: int32(capN), done: make(chan struct{})}
+		r := &runner{target: t, key: key, cap: int32(capN), done: make(chan struct{})}
+		r.tProbes, r.tTokens = newBudgetPair(tc.Budget, plan.Workers, w.clock)
+		next[tc.Name] = r
+	}
+	for _, r := range next {
+		r.budget.Store(&budgets{probes: nonNil(r.tProbes, w.globalProbes), tokens: nonNil(r.tTokens, w.globalTokens)})
 	}
 	for name, old := range w.runners {
 		if next[name] != old {
@@ -188,6 +208,17 @@ func (w *Worker) Apply(plan *Plan) error {
 	w.plan = plan
 	w.out.WriteAck(record.Ack{Generation: plan.Generation})
 	return nil
+}
+
+// nonNil returns the non-nil buckets among bs.
+func nonNil(bs ...*bucket) []*bucket {
+	out := make([]*bucket, 0, len(bs))
+	for _, b := range bs {
+		if b != nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func indexOf(c *config.Config, name string) int {
@@ -242,6 +273,10 @@ func (w *Worker) fire(r *runner, scheduled time.Time) {
 		w.out.WriteDrop(record.Drop{TargetID: r.target.ID, Reason: record.InFlightLimit, Count: 1})
 		return
 	}
+	if !r.budget.Load().admit() {
+		w.out.WriteDrop(record.Drop{TargetID: r.target.ID, Reason: record.Budget, Count: 1})
+		return
+	}
 	r.inFlight.Add(1)
 	w.probes.Add(1)
 	w.out.WriteDispatch(record.Dispatch{TargetID: r.target.ID})
@@ -250,6 +285,7 @@ func (w *Worker) fire(r *runner, scheduled time.Time) {
 		rec := recordPool.Get().(*record.Record)
 		r.target.Probe(w.probeCx, scheduled, w.nextID(), &w.stats, rec)
 		r.inFlight.Add(-1)
+		r.budget.Load().spendTokens(rec.OutputTokens)
 		w.out.WriteRecord(rec)
 		recordPool.Put(rec)
 	}()

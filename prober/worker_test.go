@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llm_slo_exporter/config"
 	"github.com/llmslo/llm_slo_exporter/prober/schedule"
 	"github.com/llmslo/llm_slo_exporter/record"
 )
@@ -101,6 +102,7 @@ func TestArrivalsOverTheCapAreDropped(t *testing.T) {
 	var out bytes.Buffer
 	w := NewWorker(record.NewWriter(&out), slog.New(slog.DiscardHandler), schedule.NewSimClock(time.Unix(0, 0)), "test")
 	r := &runner{target: newTarget(t, srv.URL, "", ""), cap: 2}
+	r.budget.Store(&budgets{})
 	for range 5 {
 		w.fire(r, time.Now())
 	}
@@ -124,7 +126,7 @@ func TestArrivalsOverTheCapAreDropped(t *testing.T) {
 // for: dispatches = records.
 func TestRunAppliesPlansAndStopsOnEOF(t *testing.T) {
 	url := simURL(t, nil)
-	cfg := []byte("workers: 2\nseed: 3\ntargets:\n  - name: sim\n    url: " + url + "/v1/chat/completions\n    model: m\n    rate: 200\n    request: {max_tokens: 4, ignore_eos: true}\n")
+	cfg := []byte("workers: 2\nseed: 3\ntargets:\n  - name: sim\n    url: " + url + "/v1/chat/completions\n    model: m\n    rate: 200\n    budget: {probes_per_hour: 0}\n    request: {max_tokens: 4, ignore_eos: true}\n")
 	plan, _ := json.Marshal(Plan{Generation: 5, Worker: 1, Workers: 2, Seed: 3, Config: cfg, ConfigFile: "x.yml", TargetIDs: map[string]uint32{"sim": 9}})
 	var in bytes.Buffer
 	pw := record.NewWriter(&in)
@@ -179,4 +181,45 @@ func (s *syncBuf) Bytes() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]byte(nil), s.b.Bytes()...)
+}
+
+// TestBudgetDropsArrivals charges arrivals to hourly caps in simulated
+// time: over the probe cap or with the token cap spent, arrivals are
+// dropped with reason budget, and the caps refill with time.
+func TestBudgetDropsArrivals(t *testing.T) {
+	url := simURL(t, nil)
+	clk := schedule.NewSimClock(time.Unix(0, 0))
+	var out bytes.Buffer
+	w := NewWorker(record.NewWriter(&out), slog.New(slog.DiscardHandler), clk, "test")
+	r := &runner{target: newTarget(t, url+"/v1/chat/completions", "", ""), cap: 100}
+	// Two workers share caps of 6 probes and 40 tokens an hour: this
+	// worker may send 3 probes and receive 20 tokens.
+	r.tProbes, r.tTokens = newBudgetPair(config.Budget{ProbesPerHour: 6, OutputTokensPerHour: 40}, 2, clk)
+	r.budget.Store(&budgets{probes: nonNil(r.tProbes), tokens: nonNil(r.tTokens)})
+
+	fire := func(n int) frames {
+		t.Helper()
+		out.Reset()
+		for range n {
+			w.fire(r, clk.Now())
+			w.probes.Wait() // each probe (8 tokens) finishes before the next arrival
+		}
+		if err := w.out.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return decode(t, out.Bytes())
+	}
+	// 8 tokens per probe: after 3 probes (24 tokens) the token cap is
+	// spent even though the probe cap would allow none anyway.
+	f := fire(5)
+	if f.dispatches != 3 || f.drops[record.Budget] != 2 || f.records[record.OK] != 3 {
+		t.Fatalf("frames = %+v, want 3 sent, 2 dropped for budget", f)
+	}
+	// Half an hour later the probe cap has refilled by 1.5 probes but the
+	// token cap (20/h, at -4) only by 10 tokens: one more probe fits.
+	clk.Advance(30 * time.Minute)
+	f = fire(3)
+	if f.dispatches != 1 || f.drops[record.Budget] != 2 {
+		t.Fatalf("after 30m: frames = %+v, want 1 sent, 2 dropped", f)
+	}
 }
