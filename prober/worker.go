@@ -109,11 +109,11 @@ type runner struct {
 	// plan, since the global caps may change while the target stays.
 	tProbes, tTokens *bucket
 	budget           atomic.Pointer[budgets]
-	key      string // what must stay equal for the runner to be kept on a new plan
-	cancel   context.CancelFunc
-	done     chan struct{}
-	inFlight atomic.Int32
-	cap      int32
+	key              string // what must stay equal for the runner to be kept on a new plan
+	cancel           context.CancelFunc
+	done             chan struct{}
+	inFlight         atomic.Int32
+	cap              int32
 }
 
 // share splits total over workers: worker i gets total/workers, plus one of
