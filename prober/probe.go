@@ -57,7 +57,10 @@ type Target struct {
 	idle    time.Duration
 	limits  Limits
 
-	readers sync.Pool // *sse.Reader
+	// secrets are scrubbed from failure details.
+	secrets []string
+
+	readers sync.Pool // eventReader
 	parsers sync.Pool // api.Parser
 }
 
@@ -86,6 +89,11 @@ func NewTarget(id uint32, t *config.Target, userAgent string, maxIdleConns int) 
 		return nil, fmt.Errorf("target %q: building HTTP client: %w", t.Name, err)
 	}
 	setIdlePool(client.Transport, maxIdleConns)
+	userHeaders := make([]string, 0, len(t.Request.Headers))
+	for k := range t.Request.Headers {
+		userHeaders = append(userHeaders, k)
+	}
+	stripOnCrossHostRedirect(client, userHeaders)
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	if ad.Framing() == api.SSE {
@@ -101,6 +109,7 @@ func NewTarget(id uint32, t *config.Target, userAgent string, maxIdleConns int) 
 		h.Set(k, v)
 	}
 	tg := &Target{
+		secrets: secretValues(t),
 		ID:      id,
 		Name:    t.Name,
 		url:     t.URL,
@@ -220,7 +229,7 @@ func (t *Target) Probe(ctx context.Context, scheduled time.Time, id uint64, stat
 	dispatched := time.Now()
 	rec.Lag = dispatched.Sub(scheduled)
 	end := func(r record.Reason, detail string) {
-		rec.Reason, rec.Detail = r, detail
+		rec.Reason, rec.Detail = r, scrub(detail, t.secrets)
 		rec.E2E = time.Since(dispatched)
 	}
 

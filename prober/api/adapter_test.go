@@ -12,22 +12,49 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	if got, want := Names(), []string{"openai-chat", "openai-completions"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Names() = %q, want %q", got, want)
+	want := []struct {
+		name    string
+		framing Framing
+		headers map[string]string
+	}{
+		{"anthropic", SSE, map[string]string{"anthropic-version": "2023-06-01"}},
+		{"llamacpp", SSE, nil},
+		{"ollama", NDJSON, nil},
+		{"openai-chat", SSE, nil},
+		{"openai-completions", SSE, nil},
+		{"sglang", SSE, nil},
+		{"tgi", SSE, nil},
+		{"triton", SSE, nil},
 	}
-	for _, name := range Names() {
-		a, ok := Lookup(name)
-		if !ok || a.Name() != name {
-			t.Errorf("Lookup(%q) = %v, %v", name, a, ok)
+	var names []string
+	for _, w := range want {
+		names = append(names, w.name)
+	}
+	if got := Names(); !reflect.DeepEqual(got, names) {
+		t.Errorf("Names() = %q, want %q", got, names)
+	}
+	for _, w := range want {
+		a, ok := Lookup(w.name)
+		if !ok || a.Name() != w.name {
+			t.Errorf("Lookup(%q) = %v, %v", w.name, a, ok)
+			continue
 		}
-		if a.Framing() != SSE {
-			t.Errorf("%s: Framing() = %v, want SSE", name, a.Framing())
+		if a.Framing() != w.framing {
+			t.Errorf("%s: Framing() = %v, want %v", w.name, a.Framing(), w.framing)
 		}
-		if h := a.Headers(); h != nil {
-			t.Errorf("%s: Headers() = %v, want nil", name, h)
+		if h := a.Headers(); !reflect.DeepEqual(h, w.headers) {
+			t.Errorf("%s: Headers() = %v, want %v", w.name, h, w.headers)
 		}
 		if a.NewParser() == a.NewParser() {
-			t.Errorf("%s: NewParser returned a shared parser", name)
+			t.Errorf("%s: NewParser returned a shared parser", w.name)
+		}
+		// Only the parsers of APIs without an end marker end at EOF.
+		_, eof := a.NewParser().(EOFEnder)
+		if eof != (w.name == "triton") {
+			t.Errorf("%s: EOFEnder = %v", w.name, eof)
+		}
+		if _, ok := a.NewParser().(FinishReasoner); !ok {
+			t.Errorf("%s: parser is not a FinishReasoner", w.name)
 		}
 	}
 	if a, ok := Lookup("openai"); ok || a != nil {
