@@ -42,12 +42,26 @@ $(PROMTOOL): tools/go.mod tools/go.sum
 .PHONY: tools
 tools: $(PROMTOOL)
 
-# test runs every test: unit, golden, end-to-end with worker processes, and
-# the promtool lint of a live /metrics.
+# test runs every test: unit, golden, end-to-end with worker processes,
+# the promtool lint of a live /metrics, and a 60 s chaos soak.
 .PHONY: test
-test: tools build
+test: tools build test-go test-soak
+
+.PHONY: test-go
+test-go: tools build
 	PROMTOOL=$(abspath $(PROMTOOL)) LLMSLO_EXPORTER_BIN=$(abspath $(BIN)/llm_slo_exporter) LLMSIM_BIN=$(abspath $(BIN)/llmsim) \
 		$(GO) test -race -count=1 -timeout 15m ./...
+
+# The soak runs without the race detector: it measures a real load.
+SOAK ?= 60s
+.PHONY: test-soak
+test-soak:
+	SOAK=$(SOAK) $(GO) test -count=1 -timeout 30m -run '^TestSoak$$' -v ./app/
+
+# soak is the long chaos soak (about 10 minutes).
+.PHONY: soak
+soak:
+	$(MAKE) test-soak SOAK=10m
 
 .PHONY: test-short
 test-short:

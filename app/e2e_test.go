@@ -120,15 +120,21 @@ func (h *harness) stop() {
 // scrape returns the metric families of /metrics.
 func (h *harness) scrape() map[string]*dto.MetricFamily {
 	h.t.Helper()
-	resp, err := http.Get(h.web.URL + "/metrics")
+	return scrapeURL(h.t, h.web.URL+"/metrics")
+}
+
+// scrapeURL returns the metric families at url.
+func scrapeURL(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	mfs, err := p.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return mfs
 }
@@ -340,6 +346,18 @@ func get(t *testing.T, url string) string {
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// tryGet returns the body at url, or "" when the request fails (for
+// polling a server that is still starting).
+func tryGet(url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		return ""
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)

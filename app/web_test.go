@@ -63,7 +63,7 @@ func writeCert(t *testing.T, dir string) (certFile, keyFile string, pool *x509.C
 
 // startProcess runs the exporter as a real process (this test binary in
 // exporter mode, see TestMain) and returns its stderr buffer.
-func startProcess(t *testing.T, args ...string) *syncBuffer {
+func startProcess(t *testing.T, args ...string) (*syncBuffer, int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), workerEnv+"=1")
@@ -80,7 +80,7 @@ func startProcess(t *testing.T, args ...string) *syncBuffer {
 			t.Logf("exporter output:\n%s", logs.String())
 		}
 	})
-	return logs
+	return logs, cmd.Process.Pid
 }
 
 func TestTLSAndBasicAuth(t *testing.T) {
@@ -96,7 +96,7 @@ func TestTLSAndBasicAuth(t *testing.T) {
 	cfg := filepath.Join(dir, "config.yml")
 	_ = os.WriteFile(cfg, []byte(demoConfig(simURL, 1, 2, "")), 0o600)
 	addr := freePort(t)
-	startProcess(t, "--config.file="+cfg, "--web.listen-address="+addr, "--web.config.file="+web)
+	_, _ = startProcess(t, "--config.file="+cfg, "--web.listen-address="+addr, "--web.config.file="+web)
 
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 5 * time.Second}
 	url := "https://" + addr
@@ -188,7 +188,7 @@ targets:
         password: basic-secret-pass
 `, l.Addr(), credFile, simURL)), 0o600)
 	addr := freePort(t)
-	logs := startProcess(t, "--config.file="+cfg, "--web.listen-address="+addr, "--log.level=debug")
+	logs, _ := startProcess(t, "--config.file="+cfg, "--web.listen-address="+addr, "--log.level=debug")
 	base := "http://" + addr
 	waitFor(t, 30*time.Second, "failures and successes", func() bool {
 		resp, err := http.Get(base + "/metrics")

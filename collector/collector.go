@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -149,6 +148,12 @@ func New(reg prometheus.Registerer) *Collector {
 type targetMetrics struct {
 	info TargetInfo
 
+	// mu makes the ledger consistent: the counters and the in-flight
+	// gauge of a target change together under it and are collected under
+	// it, so every scrape satisfies arrivals = requests + dropped + in
+	// flight exactly, even mid-probe.
+	mu sync.Mutex
+
 	arrivals     prometheus.Counter
 	requests     prometheus.Counter
 	failures     map[record.Reason]prometheus.Counter
@@ -165,7 +170,7 @@ type targetMetrics struct {
 	lag          prometheus.Histogram
 	rate         prometheus.Gauge
 	inFlight     prometheus.Gauge
-	inFlightN    atomic.Int64
+	inFlightN    int64
 
 	recentMu sync.Mutex
 	recent   []ProbeView
@@ -236,7 +241,9 @@ func withReason(l prometheus.Labels, r record.Reason) prometheus.Labels {
 }
 
 func (m *targetMetrics) collect(ch chan<- prometheus.Metric) {
-	m.inFlight.Set(float64(m.inFlightN.Load()))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.inFlight.Set(float64(m.inFlightN))
 	for _, c := range []prometheus.Collector{m.arrivals, m.requests, m.outputTokens, m.promptTokens, m.estimated,
 		m.ttft, m.ttfa, m.tpot, m.itl, m.ntpot, m.e2e, m.lag, m.rate, m.inFlight} {
 		c.Collect(ch)
@@ -328,8 +335,10 @@ func (c *Collector) Dispatch(worker int, d record.Dispatch) {
 	c.workerInFl.WithLabelValues(w.label).Inc()
 	c.wmu.Unlock()
 	if m != nil {
+		m.mu.Lock()
 		m.arrivals.Inc()
-		m.inFlightN.Add(1)
+		m.inFlightN++
+		m.mu.Unlock()
 	}
 }
 
@@ -339,8 +348,10 @@ func (c *Collector) Drop(worker int, d record.Drop) {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
 	m.arrivals.Add(float64(d.Count))
 	m.dropped[d.Reason].Add(float64(d.Count))
+	m.mu.Unlock()
 }
 
 // Record accounts one finished probe of worker i.
@@ -348,18 +359,25 @@ func (c *Collector) Record(worker int, r *record.Record) {
 	m := c.target(r.TargetID)
 	c.wmu.Lock()
 	w := c.worker(worker)
-	if w.inFlight[r.TargetID] > 0 {
+	dispatched := w.inFlight[r.TargetID] > 0
+	if dispatched {
 		w.inFlight[r.TargetID]--
 		c.workerInFl.WithLabelValues(w.label).Dec()
-		if m != nil {
-			m.inFlightN.Add(-1)
-		}
 	}
 	c.wmu.Unlock()
 	if m == nil {
 		return
 	}
 	m.remember(worker, r)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if dispatched {
+		m.inFlightN--
+	} else {
+		// No dispatch mark was seen (it cannot happen with a sound worker):
+		// count the arrival here so that the ledger still balances.
+		m.arrivals.Inc()
+	}
 	if r.Reason.IsDrop() {
 		// Canceled in flight (reload or shutdown): no outcome.
 		m.dropped[r.Reason].Inc()
@@ -499,8 +517,10 @@ func (c *Collector) WorkerExited(worker int) {
 	c.wmu.Unlock()
 	for id, n := range lost {
 		if m := c.target(id); m != nil && n > 0 {
+			m.mu.Lock()
 			m.dropped[record.WorkerLost].Add(float64(n))
-			m.inFlightN.Add(int64(-n))
+			m.inFlightN -= int64(n)
+			m.mu.Unlock()
 		}
 	}
 }
