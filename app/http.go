@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/http/pprof"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -77,6 +78,12 @@ func (e *Exporter) Handler(o HandlerOptions) (http.Handler, error) {
 		_, _ = w.Write(out)
 	})
 	mux.HandleFunc("/probes", e.probesHandler)
+	// The supervisor's profiles, as Prometheus servers expose them.
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	if o.MetricsPath != "/" {
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "LLM SLO Exporter",

@@ -12,7 +12,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -221,6 +223,17 @@ func runWorker(args []string, stdin io.Reader, stdout io.Writer, stderr io.Write
 		case <-ctx.Done():
 		}
 	}()
+	// A CPU profile of each worker, for benchmarks: the supervisor's own
+	// profile is at /debug/pprof.
+	if dir := os.Getenv("LLMSLO_WORKER_CPUPROFILE"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("worker-%d.prof", os.Getpid())))
+		if err == nil {
+			defer f.Close() // after StopCPUProfile, which writes the profile
+			if err := pprof.StartCPUProfile(f); err == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	w := record.NewWriter(stdout)
 	if err := prober.Run(ctx, stdin, w, logger, version.ComponentUserAgent(Name)); err != nil {
 		logger.Error("worker failed", "err", err)

@@ -53,6 +53,10 @@ const (
 	// CanaryInterval is the period of the lag canary: a timer whose
 	// lateness shows client delay even when probes are rare.
 	CanaryInterval = 5 * time.Millisecond
+	// FlushInterval is how long a worker lets frames accumulate before it
+	// writes them to the supervisor. A worker killed mid-interval loses the
+	// frames of that interval, so this also bounds what a crash can hide.
+	FlushInterval = 5 * time.Millisecond
 )
 
 // Worker runs one worker process's share of the plan.
@@ -351,9 +355,20 @@ func Run(ctx context.Context, in io.Reader, out *record.Writer, logger *slog.Log
 	flushDone := make(chan struct{})
 	go func() {
 		defer close(flushDone)
+		// Coalesce: at most one write per FlushInterval. At high rates this
+		// turns hundreds of small pipe writes (and supervisor wake-ups) a
+		// second into a few hundred bytes-to-kilobytes batches.
+		hold := time.NewTimer(0)
+		<-hold.C
 		for {
 			select {
 			case <-out.Notify():
+				hold.Reset(FlushInterval)
+				select {
+				case <-hold.C:
+				case <-ctx.Done():
+					return
+				}
 				if err := out.Flush(); err != nil {
 					flushErr <- err
 					cancel()
