@@ -319,7 +319,10 @@ func (w *Worker) runHealth(ctx context.Context) {
 	w.heartbeat(ss, hb)
 	beat := time.NewTicker(HeartbeatInterval)
 	defer beat.Stop()
-	canary := time.NewTimer(CanaryInterval)
+	// The canary runs on the worker's clock, like the schedules, so its
+	// lateness is the worker's own scheduling delay and not Go's timer
+	// granularity.
+	canary := w.clock.NewTimer(CanaryInterval)
 	defer canary.Stop()
 	expected := time.Now().Add(CanaryInterval)
 	for {
@@ -328,9 +331,8 @@ func (w *Worker) runHealth(ctx context.Context) {
 			return
 		case <-beat.C:
 			w.heartbeat(ss, hb)
-		case now := <-canary.C:
+		case <-canary.C():
 			late := time.Since(expected)
-			_ = now
 			w.lagMu.Lock()
 			if len(w.lags) < 4096 {
 				w.lags = append(w.lags, max(late, 0))
@@ -347,7 +349,7 @@ func (w *Worker) runHealth(ctx context.Context) {
 // supervisor stopped or died) or ctx is done. In-flight probes are then
 // canceled and reported as dropped.
 func Run(ctx context.Context, in io.Reader, out *record.Writer, logger *slog.Logger, userAgent string) error {
-	w := NewWorker(out, logger, schedule.System{}, userAgent)
+	w := NewWorker(out, logger, schedule.Precise{}, userAgent)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

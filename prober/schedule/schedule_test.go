@@ -164,3 +164,37 @@ func TestRunFiresOverdueArrivalsImmediately(t *testing.T) {
 		t.Fatalf("got %d arrivals, sorted=%v", len(times), slices.IsSorted(times))
 	}
 }
+
+// TestPreciseTimerFires checks the timerfd timer's mechanics (it fires,
+// Reset re-arms it, Stop releases it); its precision is a benchmark
+// figure (make bench), not a unit-test assertion.
+func TestPreciseTimerFires(t *testing.T) {
+	tm := Precise{}.NewTimer(time.Millisecond)
+	defer tm.Stop()
+	start := time.Now()
+	for i := range 3 {
+		at := <-tm.C()
+		if at.Before(start) {
+			t.Fatalf("tick %d at %v, before it was armed", i, at)
+		}
+		start = time.Now()
+		tm.Reset(time.Millisecond)
+	}
+	// A schedule on the precise clock delivers every arrival in order.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	last := time.Time{}
+	Run(ctx, Precise{}, time.Now(), NewPoisson(2000, NewRand(1)), func(at time.Time) {
+		if at.Before(last) {
+			t.Errorf("arrivals out of order")
+		}
+		last = at
+		if n++; n == 50 {
+			cancel()
+		}
+	})
+	if n != 50 {
+		t.Fatalf("got %d arrivals", n)
+	}
+}
