@@ -96,6 +96,34 @@ run: build
 	echo ">> metrics at http://$(LISTEN)/metrics  (recent probes: http://$(LISTEN)/probes)"; \
 	$(BIN)/llm_slo_exporter --config.file=examples/demo.yml --web.listen-address=$(LISTEN)
 
+# bench runs the rate ladder against llmsim (see docs/benchmarks.md):
+# make bench RATES=50,500 DURATION=20s
+RATES    ?= 50,200,500,1000
+DURATION ?= 20s
+WORKERS  ?= 4
+BENCH_OUT ?=
+.PHONY: bench
+bench: build $(BIN)/llmslo-bench
+	$(BIN)/llmslo-bench ladder --bin=$(BIN) --rates=$(RATES) --duration=$(DURATION) --workers=$(WORKERS) $(if $(BENCH_OUT),--out=$(BENCH_OUT))
+
+# bench-saturation starves one worker of its core and prints what the
+# exporter says about itself (ρ, P-K, lag) beside the TTFT bias.
+SAT_RATE  ?= 100
+SAT_STEPS ?= 0:15s,1:15s,2:15s,4:15s,0:15s
+.PHONY: bench-saturation
+bench-saturation: build $(BIN)/llmslo-bench
+	$(BIN)/llmslo-bench saturation --bin=$(BIN) --rate=$(SAT_RATE) --steps=$(SAT_STEPS)
+
+# bench-go runs the Go micro-benchmarks of the hot path with allocation
+# counts (stream reader, JSON scanner, adapters, record codec, one probe).
+.PHONY: bench-go
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./prober/... ./record/
+
+$(BIN)/llmslo-bench: FORCE
+	@mkdir -p $(BIN)
+	cd bench && $(GO) build -o ../$(BIN)/llmslo-bench .
+
 .PHONY: clean
 clean:
 	rm -rf $(BIN)
