@@ -45,7 +45,7 @@ tools: $(PROMTOOL)
 # test runs every test: unit, golden, end-to-end with worker processes,
 # the promtool lint of a live /metrics, and a 60 s chaos soak.
 .PHONY: test
-test: tools build test-go test-soak
+test: tools build test-go test-soak deploy-check
 
 .PHONY: test-go
 test-go: tools build
@@ -129,3 +129,6 @@ clean:
 	rm -rf $(BIN)
 
 FORCE:
+
+# Packaging and deployment (Dockerfile, deploy/), with their checks.
+include deploy/deploy.mk
