@@ -218,3 +218,34 @@ targets:
 		}
 	}
 }
+
+// TestAutoReload changes the configuration file under a running exporter
+// started with --config.auto-reload-interval and waits for the new target.
+func TestAutoReload(t *testing.T) {
+	dir := t.TempDir()
+	_, simURL := startSim(t, simConfig(time.Millisecond, time.Millisecond))
+	cfg := filepath.Join(dir, "config.yml")
+	_ = os.WriteFile(cfg, []byte(demoConfig(simURL, 1, 2, "")), 0o600)
+	addr := freePort(t)
+	_, _ = startProcess(t, "--config.file="+cfg, "--web.listen-address="+addr, "--config.auto-reload-interval=100ms")
+	base := "http://" + addr
+	waitFor(t, 30*time.Second, "the exporter", func() bool { return strings.Contains(tryGet(base+"/metrics"), `target="sim"`) })
+	_ = os.WriteFile(cfg, []byte(strings.Replace(demoConfig(simURL, 1, 2, ""), "name: sim", "name: renamed", 1)), 0o600)
+	waitFor(t, 30*time.Second, "the reloaded target", func() bool {
+		m := tryGet(base + "/metrics")
+		return strings.Contains(m, `target="renamed"`) && !strings.Contains(m, `target="sim"`)
+	})
+	if m := tryGet(base + "/metrics"); !strings.Contains(m, `llm_slo_exporter_config_reloads_total{result="success"} 2`) {
+		t.Errorf("want 2 successful loads (start and the change); /metrics has:\n%s", grepLines(m, "config_reloads_total"))
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
