@@ -48,7 +48,8 @@ type Target struct {
 	// Name is the configured name.
 	Name string
 
-	url     string
+	u       *url.URL
+	getBody func() (io.ReadCloser, error)
 	client  *http.Client
 	adapter api.Adapter
 	body    []byte
@@ -81,8 +82,14 @@ func NewTarget(id uint32, t *config.Target, userAgent string, maxIdleConns int) 
 	if err != nil {
 		return nil, fmt.Errorf("target %q: building request body: %w", t.Name, err)
 	}
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: parsing url: %w", t.Name, err)
+	}
+	// The User-Agent is set in the request's headers below rather than
+	// with common's WithUserAgent, whose round tripper clones every
+	// request once more.
 	client, err := promconfig.NewClientFromConfig(t.HTTPClientConfig, "llm_slo_exporter_"+t.Name,
-		promconfig.WithUserAgent(userAgent),
 		promconfig.WithIdleConnTimeout(90*time.Second),
 	)
 	if err != nil {
@@ -102,6 +109,7 @@ func NewTarget(id uint32, t *config.Target, userAgent string, maxIdleConns int) 
 	// No compression: a compressing proxy may buffer a stream into bursts,
 	// and decompression costs CPU on the timed path.
 	h.Set("Accept-Encoding", "identity")
+	h.Set("User-Agent", userAgent)
 	for k, v := range t.Request.Headers {
 		h.Set(k, string(v))
 	}
@@ -109,10 +117,11 @@ func NewTarget(id uint32, t *config.Target, userAgent string, maxIdleConns int) 
 		h.Set(k, v)
 	}
 	tg := &Target{
+		u:       u,
+		getBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
 		secrets: secretValues(t),
 		ID:      id,
 		Name:    t.Name,
-		url:     t.URL,
 		client:  client,
 		adapter: ad,
 		body:    body,
@@ -213,16 +222,24 @@ func (t *Target) Probe(ctx context.Context, scheduled time.Time, id uint64, stat
 	rec.RequestID = id
 	rec.Scheduled = scheduled.UnixNano()
 
-	pctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	// Only a target with an idle timeout needs a cancelable context (the
+	// stall timer cancels it); the others save its allocation.
+	pctx, cancel := ctx, context.CancelCauseFunc(func(error) {})
+	if t.idle > 0 {
+		pctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+	}
 	tctx, tcancel := context.WithTimeoutCause(pctx, t.timeout, errTimeout)
 	defer tcancel()
 
-	req, err := http.NewRequestWithContext(tctx, http.MethodPost, t.url, bytes.NewReader(t.body))
+	// The URL was parsed once; the transport only reads it.
+	req, err := http.NewRequestWithContext(tctx, http.MethodPost, "", nil)
 	if err != nil {
 		rec.Reason, rec.Detail = record.Request, "building request failed"
 		return
 	}
+	req.URL, req.Host = t.u, t.u.Host
+	req.Body, req.GetBody, req.ContentLength = io.NopCloser(bytes.NewReader(t.body)), t.getBody, int64(len(t.body))
 	req.Header = t.header.Clone()
 	req.Header.Set("X-Request-Id", record.RequestIDString(id))
 
