@@ -132,3 +132,5 @@ FORCE:
 
 # Packaging and deployment (Dockerfile, deploy/), with their checks.
 include deploy/deploy.mk
+# make fuzz FUZZTIME=60s: every fuzz target, one after the other.
+include prober/fuzz.mk

@@ -84,7 +84,8 @@ type Target struct {
 	// URL is the full endpoint URL, for example
 	// http://127.0.0.1:8000/v1/chat/completions.
 	URL string `yaml:"url"`
-	// API selects the adapter: openai-chat, openai-completions, ...
+	// API selects the adapter: openai-chat, openai-completions, anthropic,
+	// tgi, triton, llamacpp, ollama or sglang (docs/apis.md).
 	API string `yaml:"api"`
 	// Model is sent in the request and is the value of the model label.
 	Model string `yaml:"model"`
@@ -387,7 +388,8 @@ func (c *Config) validate() error {
 		case u.Host == "":
 			return at("has no host", "url")
 		}
-		if _, ok := api.Lookup(t.API); !ok {
+		ad, ok := api.Lookup(t.API)
+		if !ok {
 			return at(fmt.Sprintf("unknown api %q (known: %s)", t.API, strings.Join(api.Names(), ", ")), "api")
 		}
 		if t.Model == "" {
@@ -422,6 +424,12 @@ func (c *Config) validate() error {
 		}
 		if t.Request.MaxTokens < 0 {
 			return at("must be >= 0", "request", "max_tokens")
+		}
+		// Build the request body once here, so that what the API cannot
+		// accept fails at load rather than in every probe.
+		if _, err := ad.Body(api.Spec{Model: t.Model, Prompt: t.Request.Prompt, MaxTokens: t.Request.MaxTokens,
+			IgnoreEOS: t.Request.IgnoreEOS, ExtraBody: t.Request.ExtraBody}); err != nil {
+			return at(err.Error(), "request")
 		}
 		for _, fam := range []struct {
 			name  string

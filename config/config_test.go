@@ -61,7 +61,7 @@ func TestLoadBad(t *testing.T) {
 		{"bad-buckets.yml", "testdata/bad-buckets.yml:7: targets[0].buckets.tpot: edges must be strictly increasing (0.05 after 0.1)"},
 		{"in-flight-below-workers.yml", "testdata/in-flight-below-workers.yml:7: targets[0].max_in_flight: must be at least workers (4), since the cap is split over the workers; got 2"},
 		{"bad-duration.yml", `testdata/bad-duration.yml:6: not a valid duration: "soon"`},
-		{"bad-api.yml", `testdata/bad-api.yml:4: targets[0].api: unknown api "openai-chatt" (known: openai-chat, openai-completions)`},
+		{"bad-api.yml", `testdata/bad-api.yml:4: targets[0].api: unknown api "openai-chatt" (known: anthropic, llamacpp, ollama, openai-chat, openai-completions, sglang, tgi, triton)`},
 		{"over-budget.yml", "testdata/over-budget.yml:5: targets[0].rate: rate 1000 probes/s is 3.6e+06 probes/hour, over budget.probes_per_hour (36000): probing paid APIs costs money, so raise the budget explicitly (0 means no cap)"},
 		{"bad-workers.yml", "testdata/bad-workers.yml:1: workers: must be between 1 and 256, got 0"},
 		{"bad-yaml.yml", "testdata/bad-yaml.yml:1: did not find expected '-' indicator"},

@@ -281,6 +281,11 @@ func (t *Target) Probe(ctx context.Context, scheduled time.Time, id uint64, stat
 		}
 	}
 
+	if ce, ok := unaskedEncoding(resp.Header); ok {
+		end(record.Decode, "HTTP 200 with Content-Encoding "+sanitize(ce, 32)+", which the prober did not ask for")
+		return
+	}
+
 	mb := &meteredBody{r: resp.Body, stats: stats, idle: t.idle, limit: t.limits.MaxStreamBytes}
 	if t.idle > 0 {
 		mb.stall = time.AfterFunc(t.idle, func() { cancel(errStall) })

@@ -95,11 +95,24 @@ func (s *Stream) fail(r record.Reason, detail string) {
 // caller to classify. It fills s.
 func consume(rd eventReader, parser api.Parser, lim Limits, s *Stream) error {
 	s.FirstOutput, s.FirstAnswer = -1, -1
+	// An API without an end marker (api.EOFEnder) ends with the body: a
+	// clean EOF after at least one complete event is its end, timed at
+	// the last event.
+	eofEnds := false
+	if e, ok := parser.(api.EOFEnder); ok {
+		eofEnds = e.EndsAtEOF()
+	}
+	var lastAt time.Time
 	for !s.ended {
 		ev, err := rd.Next()
 		if err != nil {
+			if eofEnds && err == io.EOF && s.Events > 0 {
+				s.Done, s.ended = lastAt, true
+				break
+			}
 			return err
 		}
+		lastAt = ev.At
 		s.Events++
 		if lim.MaxEvents > 0 && s.Events > lim.MaxEvents {
 			s.fail(record.TooLarge, fmt.Sprintf("the stream exceeded max_events (%d)", lim.MaxEvents))
@@ -111,6 +124,12 @@ func consume(rd eventReader, parser api.Parser, lim Limits, s *Stream) error {
 		}
 		info, err := parser.Event(ev.Type, ev.Data)
 		if err != nil {
+			if ev.Unterminated {
+				// The body ended inside this event: what failed to
+				// parse is a cut event, not a malformed one.
+				s.fail(record.Truncated, "the stream ended inside an event")
+				break
+			}
 			var f *api.Failure
 			if errors.As(err, &f) {
 				s.fail(f.Reason, f.Detail)

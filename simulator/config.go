@@ -65,6 +65,12 @@ type Config struct {
 	// TokensPerChunk is the number of tokens carried by each content chunk;
 	// the last chunk may carry fewer.
 	TokensPerChunk int
+	// ReasoningTokens is how many of each output's tokens, at its start,
+	// are reasoning: sent in the API's reasoning channel (OpenAI chat's
+	// delta.reasoning, Anthropic's thinking block, Ollama's
+	// message.thinking) before the answer. APIs without one send them as
+	// ordinary text. Zero (the default) sends no reasoning.
+	ReasoningTokens int
 	// Usage makes the simulator honour stream_options.include_usage (and
 	// report usage in non-streaming responses). When false no usage is ever
 	// reported.
@@ -136,6 +142,7 @@ func (c Config) Validate() error {
 	checkDist("itl_distribution", c.ITLDistribution)
 	check(c.OutputTokens >= 1 && c.OutputTokens <= MaxOutputTokens, "output_tokens: must be in [1, %d] (got %d)", MaxOutputTokens, c.OutputTokens)
 	check(c.OutputTokensStddev >= 0 && !math.IsInf(c.OutputTokensStddev, 0), "output_tokens_stddev: must be a finite number >= 0 (got %v)", c.OutputTokensStddev)
+	check(c.ReasoningTokens >= 0 && c.ReasoningTokens <= MaxOutputTokens, "reasoning_tokens: must be in [0, %d] (got %d)", MaxOutputTokens, c.ReasoningTokens)
 	check(c.TokensPerChunk >= 1 && c.TokensPerChunk <= MaxOutputTokens, "tokens_per_chunk: must be in [1, %d] (got %d)", MaxOutputTokens, c.TokensPerChunk)
 	checkRate("error_rate", c.ErrorRate)
 	check(c.ErrorStatus >= 400 && c.ErrorStatus <= 599, "error_status: must be an HTTP error status in [400, 599] (got %d)", c.ErrorStatus)
@@ -158,6 +165,7 @@ type configJSON struct {
 	OutputTokens       *int          `json:"output_tokens,omitempty"`
 	OutputTokensStddev *float64      `json:"output_tokens_stddev,omitempty"`
 	TokensPerChunk     *int          `json:"tokens_per_chunk,omitempty"`
+	ReasoningTokens    *int          `json:"reasoning_tokens,omitempty"`
 	Usage              *bool         `json:"usage,omitempty"`
 	RoleChunk          *bool         `json:"role_chunk,omitempty"`
 	ErrorRate          *float64      `json:"error_rate,omitempty"`
@@ -202,6 +210,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		OutputTokens:       &c.OutputTokens,
 		OutputTokensStddev: &c.OutputTokensStddev,
 		TokensPerChunk:     &c.TokensPerChunk,
+		ReasoningTokens:    &c.ReasoningTokens,
 		Usage:              &c.Usage,
 		RoleChunk:          &c.RoleChunk,
 		ErrorRate:          &c.ErrorRate,
@@ -243,6 +252,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	setField(&n.OutputTokens, p.OutputTokens)
 	setField(&n.OutputTokensStddev, p.OutputTokensStddev)
 	setField(&n.TokensPerChunk, p.TokensPerChunk)
+	setField(&n.ReasoningTokens, p.ReasoningTokens)
 	setField(&n.Usage, p.Usage)
 	setField(&n.RoleChunk, p.RoleChunk)
 	setField(&n.ErrorRate, p.ErrorRate)

@@ -1,12 +1,17 @@
-// Package simulator implements llmsim, an OpenAI-compatible LLM inference
-// endpoint with controllable behaviour and server-side truth. It is the
-// default target of the llm_slo_exporter demo, tests and benchmarks.
+// Package simulator implements llmsim, an LLM inference endpoint with
+// controllable behaviour and server-side truth. It is the default target
+// of the llm_slo_exporter demo, tests and benchmarks.
 //
-// It serves POST /v1/chat/completions and POST /v1/completions, streaming
-// (Server-Sent Events, "data: {json}\n\n" events ending with
-// "data: [DONE]\n\n") or not. It shares no code with the prober: its wire
-// format is written independently from the OpenAI specification, so that a
-// bug on one side is caught by the other.
+// It serves OpenAI's POST /v1/chat/completions and POST /v1/completions,
+// streaming (Server-Sent Events, "data: {json}\n\n" events ending with
+// "data: [DONE]\n\n") or not, and, streaming only and with the same
+// controls, Anthropic's POST /v1/messages, TGI's POST /generate_stream,
+// Triton's POST /v2/models/{model}/generate_stream, llama.cpp's
+// POST /completion, Ollama's POST /api/chat (NDJSON) and SGLang's
+// POST /generate, each in its own wire format and error shapes (see
+// README.md). It shares no code with the prober: its wire formats are
+// written independently from each API's documentation, so that a bug on
+// one side is caught by the other.
 //
 // # Streams
 //

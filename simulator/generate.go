@@ -2,11 +2,10 @@ package simulator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"time"
 	"unicode"
 )
@@ -46,9 +45,12 @@ const (
 type plan struct {
 	outputTokens int    // tokens to generate if nothing fails
 	finishReason string // "length" or "stop"
-	failure      failure
-	stall        bool
-	includeUsage bool // streaming: send the usage chunk and "usage":null
+	// reasoningTokens is how many of the output tokens, at the start,
+	// are reasoning (APIs with a reasoning channel only).
+	reasoningTokens int
+	failure         failure
+	stall           bool
+	includeUsage    bool // streaming: report token counts (OpenAI: the usage chunk and "usage":null)
 }
 
 // cutTokens is the number of tokens written before a mid-stream error or a
@@ -57,17 +59,13 @@ func (p *plan) cutTokens() int { return p.outputTokens / 2 }
 
 // makePlan draws a request's fate. It always makes the same draws in the same
 // order, so a seed reproduces a sequence of requests whatever the rates are.
-func makePlan(cfg *compiled, req *genRequest, api string, r *rand.Rand) plan {
+func makePlan(cfg *compiled, req *norm, api *apiSpec, r *rand.Rand) plan {
 	uErr, uMid, uTrunc, uStall := r.Float64(), r.Float64(), r.Float64(), r.Float64()
 	drawn := cfg.drawOutputTokens(r)
 
-	limit := req.MaxTokens
-	if api == APIChat && req.MaxCompletionTokens != nil {
-		limit = req.MaxCompletionTokens
-	}
 	p := plan{outputTokens: drawn, finishReason: "stop"}
-	if limit != nil {
-		if req.IgnoreEOS || *limit <= drawn {
+	if limit := req.limit; limit != nil {
+		if req.exact || *limit <= drawn {
 			p.outputTokens = *limit
 			p.finishReason = "length"
 		}
@@ -81,31 +79,11 @@ func makePlan(cfg *compiled, req *genRequest, api string, r *rand.Rand) plan {
 		p.failure = failTruncate
 	}
 	p.stall = uStall < cfg.StallRate
-	p.includeUsage = cfg.Usage && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	p.includeUsage = cfg.Usage && req.usage
+	if api.reasoning {
+		p.reasoningTokens = min(cfg.ReasoningTokens, p.outputTokens)
+	}
 	return p
-}
-
-// validate checks the request fields the simulator depends on.
-func (req *genRequest) validate(api string) string {
-	check := func(name string, v *int) string {
-		if v == nil {
-			return ""
-		}
-		if *v < 1 {
-			return name + " must be at least 1"
-		}
-		if *v > MaxOutputTokens {
-			return name + " exceeds the simulator's limit of " + strconv.Itoa(MaxOutputTokens) + " tokens"
-		}
-		return ""
-	}
-	if msg := check("max_tokens", req.MaxTokens); msg != "" {
-		return msg
-	}
-	if api == APIChat {
-		return check("max_completion_tokens", req.MaxCompletionTokens)
-	}
-	return ""
 }
 
 // promptTokens estimates the prompt length as the number of
@@ -147,8 +125,8 @@ func countWords(v any) int {
 	return 0
 }
 
-// serveGenerate handles POST /v1/chat/completions and /v1/completions.
-func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, api string) {
+// serveGenerate handles a generation request of any simulated API.
+func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, api *apiSpec) {
 	received := time.Now()
 	cfg := s.cfg.Load()
 	s.metrics.inFlight.Inc()
@@ -161,37 +139,37 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, api strin
 	w.Header().Set("X-Request-Id", id)
 	rec := &TruthRecord{
 		RequestID:      id,
-		API:            api,
+		API:            api.name,
 		Received:       received.UnixNano(),
 		TokensPerChunk: cfg.TokensPerChunk,
 	}
 
-	var req genRequest
-	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody)).Decode(&req)
+	var req norm
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 	msg := ""
 	if err != nil {
-		msg = "invalid JSON request body: " + err.Error()
+		msg = "reading the request body: " + err.Error()
 	} else {
-		msg = req.validate(api)
+		req, msg = api.decode(r, body)
 	}
-	rec.Model = req.Model
-	rec.Stream = req.Stream
+	rec.Model = req.model
+	rec.Stream = req.stream
 	if msg != "" {
 		s.logger.Debug("Bad request", "request_id", id, "err", msg)
 		rec.Status = http.StatusBadRequest
-		writeAPIError(w, http.StatusBadRequest, msg)
+		writeError(w, api, http.StatusBadRequest, msg, id)
 		rec.EndWritten = stamp(received, rec.Received)
 		rec.Outcome = OutcomeBadRequest
 		s.finish(rec)
 		return
 	}
-	rec.PromptTokens = req.promptTokens()
+	rec.PromptTokens = req.prompt
 
 	rng := s.newRand()
 	p := makePlan(cfg, &req, api, rng)
 	if p.failure == failStatus {
 		rec.Status = cfg.ErrorStatus
-		writeAPIError(w, cfg.ErrorStatus, "llmsim: injected error")
+		writeError(w, api, cfg.ErrorStatus, "llmsim: injected error", id)
 		rec.EndWritten = stamp(received, rec.Received)
 		rec.Outcome = OutcomeErrorStatus
 		s.finish(rec)
@@ -207,15 +185,41 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, api strin
 		rc:       http.NewResponseController(w),
 		ctx:      r.Context(),
 		received: received,
-		rend: newRenderer(api, id, req.Model, received.Unix(), p.includeUsage,
-			req.StreamOptions != nil && req.StreamOptions.ContinuousUsageStats, rec.PromptTokens),
 	}
 	defer g.stopTimer()
-	if req.Stream {
-		g.stream()
-	} else {
+	if !req.stream {
+		// Only the OpenAI APIs answer without streaming; the others
+		// rejected the request above.
+		g.rend = newRenderer(api.name, id, req.model, received.Unix(), false, false, rec.PromptTokens)
 		g.respond()
+		return
 	}
+	g.wire = api.newWire(wireContext{
+		api:        api.name,
+		requestID:  id,
+		model:      req.model,
+		created:    received.Unix(),
+		createdAt:  received.UTC().Format(time.RFC3339Nano),
+		usage:      p.includeUsage,
+		continuous: req.continuous,
+		prompt:     rec.PromptTokens,
+		roleChunk:  cfg.RoleChunk,
+		reasoning:  p.reasoningTokens,
+	})
+	g.stream()
+}
+
+// writeError writes an error response with the API's error body; 429 and
+// 503 add Retry-After: 1.
+func writeError(w http.ResponseWriter, api *apiSpec, status int, msg, requestID string) {
+	body, ct := api.appendError(nil, status, msg, requestID)
+	h := w.Header()
+	h.Set("Content-Type", ct)
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", "1")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 // stamp returns now as Unix nanoseconds, computed as recvNS plus the
@@ -236,8 +240,9 @@ type generation struct {
 	ctx      context.Context
 	received time.Time
 	timer    *time.Timer // created on first wait, then Reset: one per request
-	rend     renderer
-	stalled  bool // an injected stall was applied
+	wire     wire        // streaming responses
+	rend     renderer    // non-streaming (OpenAI) responses
+	stalled  bool        // an injected stall was applied
 }
 
 func (g *generation) now() int64 { return stamp(g.received, g.rec.Received) }
@@ -304,41 +309,59 @@ func (g *generation) truncate() {
 	panic(http.ErrAbortHandler)
 }
 
-// stream writes an SSE stream following the plan.
+// chunkAt returns the size of chunk i and whether it carries reasoning:
+// the first r of the n tokens are reasoning, each phase cut into chunks of
+// k tokens (the last of a phase may carry fewer), so no chunk mixes the
+// two; rc is the number of reasoning chunks.
+func chunkAt(i, n, r, k, rc int) (tokens int, reasoning bool) {
+	if i < rc {
+		return min(k, r-i*k), true
+	}
+	return min(k, n-r-(i-rc)*k), false
+}
+
+// stream writes a streamed response following the plan, in the wire's
+// format.
 func (g *generation) stream() {
 	cfg, p, rec := g.cfg, &g.plan, g.rec
 	h := g.w.Header()
-	h.Set("Content-Type", "text/event-stream")
+	h.Set("Content-Type", g.wire.contentType())
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	g.w.WriteHeader(http.StatusOK)
 	rec.Status = http.StatusOK
 
-	// Headers, and the role-only chunk if any, go out at once, well before
-	// the first token (Starlette-based servers such as vLLM send headers
-	// early too): a client must take neither for the first token.
-	buf := make([]byte, 0, 512)
-	roleOnFirst := g.rend.chat
-	if g.rend.chat && cfg.RoleChunk {
-		buf = g.rend.appendRole(buf)
-		roleOnFirst = false
-	}
+	// Headers, and what the API sends before the first token (OpenAI's
+	// role-only chunk, Anthropic's message_start), go out at once, well
+	// before the first token (Starlette-based servers such as vLLM send
+	// headers early too): a client must take none of it for the first
+	// token.
+	buf := g.wire.appendStart(make([]byte, 0, 512))
 	if _, err := g.send(buf); err != nil {
 		g.canceled()
 		return
 	}
 
-	n, k := p.outputTokens, cfg.TokensPerChunk
-	chunks := (n + k - 1) / k
+	n, r, k := p.outputTokens, p.reasoningTokens, cfg.TokensPerChunk
+	rc := (r + k - 1) / k
+	chunks := rc + (n-r+k-1)/k
 	stop := chunks // chunk index at which the stream ends
 	if p.failure != failNone {
-		stop = p.cutTokens() / k
+		// The failure strikes when the first chunk that would pass half
+		// the tokens was due.
+		stop = 0
+		for sum := 0; stop < chunks; stop++ {
+			t, _ := chunkAt(stop, n, r, k, rc)
+			if sum+t > p.cutTokens() {
+				break
+			}
+			sum += t
+		}
 	}
 	rec.ChunksWritten = make([]int64, 0, stop)
-	var full []byte // the pre-rendered chunk with k tokens and no role (not with continuous usage: it varies)
 	deadline := g.received.Add(cfg.ttft.draw(g.rng))
 	for i := 0; i < chunks; i++ {
-		tokens := min(k, n-i*k)
+		tokens, reasoning := chunkAt(i, n, r, k, rc)
 		if i > 0 {
 			deadline = deadline.Add(cfg.itl.drawSum(g.rng, tokens))
 		}
@@ -349,19 +372,11 @@ func (g *generation) stream() {
 		if i == stop {
 			break // the failure strikes when chunk i was due
 		}
-		cum := rec.OutputTokens + tokens
-		var b []byte
-		switch {
-		case tokens == k && !(i == 0 && roleOnFirst) && !g.rend.continuous:
-			if full == nil {
-				full = g.rend.appendContent(nil, k, 0, false)
-			}
-			b = full
-		default:
-			buf = g.rend.appendContent(buf[:0], tokens, cum, i == 0 && roleOnFirst)
-			b = buf
-		}
-		t, err := g.send(b)
+		buf = g.wire.appendChunk(buf[:0], chunk{
+			n: tokens, cum: rec.OutputTokens + tokens, reasoning: reasoning,
+			last: i == chunks-1, finish: p.finishReason,
+		})
+		t, err := g.send(buf)
 		if err != nil {
 			g.canceled()
 			return
@@ -371,6 +386,9 @@ func (g *generation) stream() {
 		}
 		rec.ChunksWritten = append(rec.ChunksWritten, t)
 		rec.OutputTokens += tokens
+		if reasoning {
+			rec.ReasoningTokens += tokens
+		}
 		if i == 0 && p.stall {
 			if err := g.stall(&deadline); err != nil {
 				g.canceled()
@@ -383,7 +401,7 @@ func (g *generation) stream() {
 	case failTruncate:
 		g.truncate()
 	case failMidstream:
-		t, err := g.send(append(append(buf[:0], midstreamErrorEvent...), doneEvent...))
+		t, err := g.send(g.wire.appendStreamError(buf[:0]))
 		if err != nil {
 			g.canceled()
 			return
@@ -391,11 +409,7 @@ func (g *generation) stream() {
 		rec.EndWritten = t
 		rec.Outcome = OutcomeMidstreamError
 	default:
-		buf = g.rend.appendFinish(buf[:0], p.finishReason, rec.OutputTokens)
-		if p.includeUsage {
-			buf = g.rend.appendUsage(buf, rec.OutputTokens)
-		}
-		t, err := g.send(append(buf, doneEvent...))
+		t, err := g.send(g.wire.appendEnd(buf[:0], p.finishReason, rec.OutputTokens))
 		if err != nil {
 			g.canceled()
 			return
@@ -447,7 +461,7 @@ func (g *generation) respond() {
 		g.truncate()
 	case failMidstream:
 		rec.Status = http.StatusInternalServerError
-		writeAPIError(g.w, http.StatusInternalServerError, "llmsim: injected mid-stream error")
+		writeError(g.w, apiChat, http.StatusInternalServerError, "llmsim: injected mid-stream error", g.rec.RequestID)
 		rec.EndWritten = g.now()
 		rec.Outcome = OutcomeMidstreamError
 		g.s.finish(rec)
@@ -472,18 +486,6 @@ func (g *generation) respond() {
 		rec.Outcome = OutcomeStalled
 	}
 	g.s.finish(rec)
-}
-
-// writeAPIError writes an OpenAI/vLLM-style error response:
-// {"error":{"message":..,"type":..,"param":null,"code":<status>}}.
-func writeAPIError(w http.ResponseWriter, status int, msg string) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		h.Set("Retry-After", "1")
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(appendErrorBody(nil, status, msg))
 }
 
 // errorType maps a status to the error type names vLLM uses.

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,31 +149,65 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 }
 
 func TestPlanOutputLength(t *testing.T) {
-	cc, err := compile(DefaultConfig()) // 128 tokens
+	c := DefaultConfig() // 128 tokens
+	c.ReasoningTokens = 3
+	cc, err := compile(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ip := func(v int) *int { return &v }
 	for _, tc := range []struct {
-		name       string
-		req        genRequest
-		api        string
-		wantTokens int
-		wantFinish string
+		name          string
+		api           *apiSpec
+		body          string
+		wantTokens    int
+		wantFinish    string
+		wantReasoning int
 	}{
-		{"no limit", genRequest{}, APIChat, 128, "stop"},
-		{"limit below drawn", genRequest{MaxTokens: ip(10)}, APIChat, 10, "length"},
-		{"limit above drawn", genRequest{MaxTokens: ip(500)}, APIChat, 128, "stop"},
-		{"ignore_eos forces limit", genRequest{MaxTokens: ip(500), IgnoreEOS: true}, APIChat, 500, "length"},
-		{"ignore_eos without limit", genRequest{IgnoreEOS: true}, APIChat, 128, "stop"},
-		{"max_completion_tokens wins in chat", genRequest{MaxTokens: ip(5), MaxCompletionTokens: ip(7), IgnoreEOS: true}, APIChat, 7, "length"},
-		{"max_completion_tokens ignored in completions", genRequest{MaxTokens: ip(5), MaxCompletionTokens: ip(7), IgnoreEOS: true}, APICompletions, 5, "length"},
+		{"no limit", apiChat, `{}`, 128, "stop", 3},
+		{"limit below drawn", apiChat, `{"max_tokens":10}`, 10, "length", 3},
+		{"limit above drawn", apiChat, `{"max_tokens":500}`, 128, "stop", 3},
+		{"ignore_eos forces limit", apiChat, `{"max_tokens":500,"ignore_eos":true}`, 500, "length", 3},
+		{"ignore_eos without limit", apiChat, `{"ignore_eos":true}`, 128, "stop", 3},
+		{"max_completion_tokens wins in chat", apiChat, `{"max_tokens":5,"max_completion_tokens":7,"ignore_eos":true}`, 7, "length", 3},
+		{"max_completion_tokens ignored in completions", apiCompletions, `{"max_tokens":5,"max_completion_tokens":7,"ignore_eos":true}`, 5, "length", 0},
+		{"reasoning capped by the output", apiChat, `{"max_tokens":2,"ignore_eos":true}`, 2, "length", 2},
+		{"anthropic cannot force a length", apiAnthropic, `{"max_tokens":500,"stream":true,"ignore_eos":true}`, 128, "stop", 3},
+		{"anthropic below drawn", apiAnthropic, `{"max_tokens":5,"stream":true}`, 5, "length", 3},
+		{"tgi max_new_tokens", apiTGI, `{"inputs":"x","parameters":{"max_new_tokens":7}}`, 7, "length", 0},
+		{"tgi cannot force a length", apiTGI, `{"inputs":"x","parameters":{"max_new_tokens":700}}`, 128, "stop", 0},
+		{"triton min_length forces", apiTriton, `{"text_input":"x","max_tokens":700,"min_length":700}`, 700, "length", 0},
+		{"triton short min_length does not", apiTriton, `{"text_input":"x","max_tokens":700,"min_length":10}`, 128, "stop", 0},
+		{"llamacpp ignore_eos", apiLlamaCpp, `{"prompt":"x","n_predict":700,"ignore_eos":true,"stream":true}`, 700, "length", 0},
+		{"llamacpp n_predict -1 is no limit", apiLlamaCpp, `{"prompt":"x","n_predict":-1,"ignore_eos":true,"stream":true}`, 128, "stop", 0},
+		{"ollama num_predict", apiOllama, `{"options":{"num_predict":9}}`, 9, "length", 3},
+		{"ollama cannot force a length", apiOllama, `{"options":{"num_predict":900}}`, 128, "stop", 3},
+		{"sglang ignore_eos", apiSGLang, `{"text":"x","sampling_params":{"max_new_tokens":900,"ignore_eos":true},"stream":true}`, 900, "length", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := makePlan(cc, &tc.req, tc.api, rand.New(rand.NewPCG(1, 1)))
-			if p.outputTokens != tc.wantTokens || p.finishReason != tc.wantFinish || p.failure != failNone || p.stall {
-				t.Errorf("plan %+v, want %d tokens, %q", p, tc.wantTokens, tc.wantFinish)
+			r := httptest.NewRequest(http.MethodPost, "/v2/models/m/generate_stream", nil)
+			req, msg := tc.api.decode(r, []byte(tc.body))
+			if msg != "" {
+				t.Fatalf("decode: %s", msg)
+			}
+			p := makePlan(cc, &req, tc.api, rand.New(rand.NewPCG(1, 1)))
+			if p.outputTokens != tc.wantTokens || p.finishReason != tc.wantFinish || p.reasoningTokens != tc.wantReasoning ||
+				p.failure != failNone || p.stall {
+				t.Errorf("plan %+v, want %d tokens, %q, %d reasoning", p, tc.wantTokens, tc.wantFinish, tc.wantReasoning)
 			}
 		})
+	}
+}
+
+func TestChunkAt(t *testing.T) {
+	// 10 tokens, 3 of them reasoning, 2 per chunk: r r | r | a a | a a | a a | a
+	var got []string
+	n, r, k := 10, 3, 2
+	rc := (r + k - 1) / k
+	for i := range rc + (n-r+k-1)/k {
+		size, reasoning := chunkAt(i, n, r, k, rc)
+		got = append(got, strings.Repeat(map[bool]string{true: "r", false: "a"}[reasoning], size))
+	}
+	if want := []string{"rr", "r", "aa", "aa", "aa", "a"}; !slices.Equal(got, want) {
+		t.Errorf("chunks %q, want %q", got, want)
 	}
 }

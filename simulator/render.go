@@ -34,10 +34,12 @@ type renderer struct {
 	// usage on every chunk (vLLM's stream_options.continuous_usage_stats).
 	continuous bool
 	prompt     int
+	// usage reports whether the stream ends with a usage chunk.
+	usage bool
 }
 
 func newRenderer(api, requestID, model string, created int64, includeUsage, continuous bool, prompt int) renderer {
-	r := renderer{chat: api == APIChat, model: model, created: created, continuous: includeUsage && continuous, prompt: prompt}
+	r := renderer{chat: api == APIChat, model: model, created: created, continuous: includeUsage && continuous, prompt: prompt, usage: includeUsage}
 	object := "text_completion"
 	if r.chat {
 		r.id = "chatcmpl-" + requestID
@@ -106,6 +108,25 @@ func (r *renderer) appendContent(dst []byte, n, cum int, withRole bool) []byte {
 		dst = appendTokens(dst, n)
 		dst = append(dst, `","logprobs":null,"finish_reason":null}`...)
 	}
+	return r.appendTail(dst, cum)
+}
+
+// appendReasoning appends a chat chunk carrying n reasoning tokens in
+// delta.reasoning (vLLM's field since v0.16; DeepSeek and SGLang call it
+// reasoning_content), cum tokens in all so far. Completions have no
+// reasoning channel: their reasoning tokens are plain text.
+func (r *renderer) appendReasoning(dst []byte, n, cum int, withRole bool) []byte {
+	if !r.chat {
+		return r.appendContent(dst, n, cum, withRole)
+	}
+	dst = append(dst, r.head...)
+	dst = append(dst, `{"index":0,"delta":{`...)
+	if withRole {
+		dst = append(dst, `"role":"assistant",`...)
+	}
+	dst = append(dst, `"reasoning":"`...)
+	dst = appendTokens(dst, n)
+	dst = append(dst, `"},"logprobs":null,"finish_reason":null}`...)
 	return r.appendTail(dst, cum)
 }
 

@@ -45,7 +45,8 @@ type Options struct {
 	OnRecord func(TruthRecord)
 }
 
-// Server is an OpenAI-compatible LLM endpoint simulator. Create it with New
+// Server is an LLM endpoint simulator speaking OpenAI's and the other
+// APIs listed at Handler. Create it with New
 // and serve Handler; it is safe for concurrent use.
 type Server struct {
 	cfg      atomic.Pointer[compiled]
@@ -134,6 +135,12 @@ func (s *Server) ClearTruth() {
 //
 //	POST /v1/chat/completions   OpenAI chat completions (streaming or not)
 //	POST /v1/completions        OpenAI legacy completions (streaming or not)
+//	POST /v1/messages           Anthropic Messages (streaming)
+//	POST /generate_stream       Hugging Face TGI
+//	POST /v2/models/{model}/generate_stream   Triton generate (TensorRT-LLM)
+//	POST /completion            llama.cpp (streaming)
+//	POST /api/chat              Ollama (NDJSON stream)
+//	POST /generate              SGLang native (streaming)
 //	GET  /admin/config          the configuration as JSON
 //	POST /admin/config          partial JSON update of the configuration
 //	GET  /admin/truth           truth records as JSON lines (?request_id=X)
@@ -142,12 +149,24 @@ func (s *Server) ClearTruth() {
 //	GET  /health                200 OK (vLLM's health path)
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		s.serveGenerate(w, r, APIChat)
-	})
-	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) {
-		s.serveGenerate(w, r, APICompletions)
-	})
+	for _, route := range []struct {
+		pattern string
+		api     *apiSpec
+	}{
+		{"POST /v1/chat/completions", apiChat},
+		{"POST /v1/completions", apiCompletions},
+		{"POST /v1/messages", apiAnthropic},
+		{"POST /generate_stream", apiTGI},
+		{"POST /v2/models/{model}/generate_stream", apiTriton},
+		{"POST /completion", apiLlamaCpp},
+		{"POST /api/chat", apiOllama},
+		{"POST /generate", apiSGLang},
+	} {
+		api := route.api
+		mux.HandleFunc(route.pattern, func(w http.ResponseWriter, r *http.Request) {
+			s.serveGenerate(w, r, api)
+		})
+	}
 	mux.HandleFunc("GET /admin/config", s.serveGetConfig)
 	mux.HandleFunc("POST /admin/config", s.servePostConfig)
 	mux.HandleFunc("GET /admin/truth", s.serveGetTruth)

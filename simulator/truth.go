@@ -33,6 +33,19 @@ const (
 	APIChat = "chat"
 	// APICompletions is POST /v1/completions.
 	APICompletions = "completions"
+	// APIAnthropic is POST /v1/messages (Anthropic Messages).
+	APIAnthropic = "anthropic"
+	// APITGI is POST /generate_stream (Hugging Face TGI).
+	APITGI = "tgi"
+	// APITriton is POST /v2/models/{model}/generate_stream (Triton,
+	// TensorRT-LLM).
+	APITriton = "triton"
+	// APILlamaCpp is POST /completion (llama.cpp's llama-server).
+	APILlamaCpp = "llamacpp"
+	// APIOllama is POST /api/chat (Ollama, NDJSON).
+	APIOllama = "ollama"
+	// APISGLang is POST /generate (SGLang's native API).
+	APISGLang = "sglang"
 )
 
 // TruthRecord is the server-side truth about one request: what the simulator
@@ -45,7 +58,7 @@ type TruthRecord struct {
 	RequestID string `json:"request_id"`
 	// Model is the model named in the request body.
 	Model string `json:"model"`
-	// API is APIChat or APICompletions.
+	// API is one of the API constants (APIChat, APIAnthropic, ...).
 	API string `json:"api"`
 	// Stream reports whether the request asked for a stream.
 	Stream bool `json:"stream"`
@@ -62,14 +75,20 @@ type TruthRecord struct {
 	// [DONE] (after a finish or mid-stream error), the abort of a truncated
 	// stream, an error body, or the moment the client was found gone.
 	EndWritten int64 `json:"end_written"`
-	// OutputTokens is the number of content tokens actually written.
+	// OutputTokens is the number of content tokens actually written,
+	// reasoning tokens included.
 	OutputTokens int `json:"output_tokens"`
+	// ReasoningTokens is how many of them were sent as reasoning (in the
+	// API's reasoning channel), at the start of the stream.
+	ReasoningTokens int `json:"reasoning_tokens"`
 	// PromptTokens is the simulator's estimate of the prompt length.
 	PromptTokens int `json:"prompt_tokens"`
 	// TokensPerChunk is the chunk size in force for this request.
 	TokensPerChunk int `json:"tokens_per_chunk"`
-	// FinishReason is the finish_reason sent ("stop" or "length"), or ""
-	// if no finish chunk was sent.
+	// FinishReason is why the generation ended, "stop" or "length" (each
+	// API renders it in its own terms: Anthropic's end_turn or
+	// max_tokens, TGI's eos_token or length, ...), or "" if the stream
+	// did not end normally.
 	FinishReason string `json:"finish_reason"`
 	// Status is the HTTP status code sent (0 if none was, e.g. a
 	// non-streaming request aborted before its headers).

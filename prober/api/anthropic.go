@@ -5,7 +5,6 @@ package api
 
 import (
 	"github.com/llmslo/llm_slo_exporter/prober/jsonscan"
-	"github.com/llmslo/llm_slo_exporter/record"
 )
 
 func init() { register(anthropic{}) }
@@ -141,22 +140,20 @@ const (
 //     (reasoning); signature_delta and citations_delta are not output;
 //   - message_delta: stop_reason and the cumulative output_tokens;
 //   - message_stop: the end marker;
-//   - error, or a non-null error member in any event: stream_error;
+//   - an event named error (whatever its data), an event of type error
+//     or a non-null error member in any event: stream_error, with the
+//     error's message;
 //   - ping, content_block_start, content_block_stop and unknown types are
 //     ignored, as Anthropic asks clients to do.
 func (p *anthropicParser) Event(typ, data []byte) (Info, error) {
-	isErrorEvent := string(typ) == "error"
+	if string(typ) == "error" {
+		return Info{}, errorEventFailure(data)
+	}
 	d := trimSpace(data)
 	if len(d) == 0 {
-		if isErrorEvent {
-			return Info{}, &Failure{Reason: record.StreamError, Detail: "error event without data"}
-		}
 		return Info{}, nil
 	}
 	if d[0] != '{' {
-		if isErrorEvent {
-			return Info{}, &Failure{Reason: record.StreamError, Detail: clip(d, maxDetail)}
-		}
 		return Info{}, decodeFailure(d, nil)
 	}
 	var v [numAnthropicTop]jsonscan.Value
@@ -169,7 +166,7 @@ func (p *anthropicParser) Event(typ, data []byte) (Info, error) {
 	} else if typ != nil {
 		kind = matchBytes(typ, anthropicTypes)
 	}
-	if isErrorEvent || kind == atError || isError(v[aError]) {
+	if kind == atError || isError(v[aError]) {
 		return Info{}, streamFailure(v[aError], "error event")
 	}
 	var info Info
@@ -211,7 +208,7 @@ func (p *anthropicParser) readUsage(u jsonscan.Value) {
 	if in := count(c[0]); in >= 0 {
 		for _, x := range c[2:] {
 			if n := count(x); n > 0 {
-				in += n
+				in = satAdd(in, n)
 			}
 		}
 		p.usage.PromptTokens = in

@@ -123,6 +123,17 @@ func decodeFailure(d []byte, err error) error {
 	return &Failure{Reason: record.Decode, Detail: "event data is not a JSON object: " + clip(d, 64)}
 }
 
+// errorEventFailure is the Failure of an SSE event of type "error",
+// whatever its data: the message it carries (see errorDetail), or a note
+// that it carried none.
+func errorEventFailure(data []byte) error {
+	detail := errorDetail(data)
+	if detail == "" {
+		detail = "error event without data"
+	}
+	return &Failure{Reason: record.StreamError, Detail: detail}
+}
+
 // streamFailure is the Failure of an error the stream reported: the
 // message of errV (see messageOf), else errV's raw JSON, else fallback.
 func streamFailure(errV jsonscan.Value, fallback string) error {

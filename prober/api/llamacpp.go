@@ -111,6 +111,11 @@ const (
 //     non-standard `error:` SSE field instead, which the stream loop
 //     reports.
 func (p *llamaCppParser) Event(typ, data []byte) (Info, error) {
+	if string(typ) == "error" {
+		// The API sends no typed events; a gateway that names one
+		// "error" means it.
+		return Info{}, errorEventFailure(data)
+	}
 	d := trimSpace(data)
 	if len(d) == 0 {
 		return Info{}, nil
@@ -125,7 +130,7 @@ func (p *llamaCppParser) Event(typ, data []byte) (Info, error) {
 	if err := walkObject(d, llamaTop, v[:]); err != nil {
 		return Info{}, decodeFailure(d, err)
 	}
-	if string(typ) == "error" || isError(v[lError]) {
+	if isError(v[lError]) {
 		return Info{}, streamFailure(v[lError], "error event")
 	}
 	var info Info

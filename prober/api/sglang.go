@@ -120,6 +120,11 @@ const (
 //   - A non-null error member is a stream_error, and so is a
 //     finish_reason of type abort (the server gave up on the request).
 func (p *sglangParser) Event(typ, data []byte) (Info, error) {
+	if string(typ) == "error" {
+		// The API sends no typed events; a gateway that names one
+		// "error" means it.
+		return Info{}, errorEventFailure(data)
+	}
 	d := trimSpace(data)
 	if len(d) == 0 {
 		return Info{}, nil
@@ -134,7 +139,7 @@ func (p *sglangParser) Event(typ, data []byte) (Info, error) {
 	if err := walkObject(d, sglangTop, v[:]); err != nil {
 		return Info{}, decodeFailure(d, err)
 	}
-	if string(typ) == "error" || isError(v[sError]) {
+	if isError(v[sError]) {
 		return Info{}, streamFailure(v[sError], "error event")
 	}
 	var meta [3]jsonscan.Value

@@ -94,6 +94,11 @@ const (
 //     marker. Its details give the token counts and the finish reason.
 //   - A non-null error member is a stream_error (error_type is not read).
 func (p *tgiParser) Event(typ, data []byte) (Info, error) {
+	if string(typ) == "error" {
+		// The API sends no typed events; a gateway that names one
+		// "error" means it.
+		return Info{}, errorEventFailure(data)
+	}
 	d := trimSpace(data)
 	if len(d) == 0 {
 		return Info{}, nil
@@ -105,7 +110,7 @@ func (p *tgiParser) Event(typ, data []byte) (Info, error) {
 	if err := walkObject(d, tgiTop, v[:]); err != nil {
 		return Info{}, decodeFailure(d, err)
 	}
-	if string(typ) == "error" || isError(v[tError]) {
+	if isError(v[tError]) {
 		return Info{}, streamFailure(v[tError], "error event")
 	}
 	var info Info

@@ -108,6 +108,11 @@ const (
 // non-null error member is a stream_error: Triton reports failures after
 // the 200 as an error object in the stream.
 func (p *tritonParser) Event(typ, data []byte) (Info, error) {
+	if string(typ) == "error" {
+		// The API sends no typed events; a gateway that names one
+		// "error" means it.
+		return Info{}, errorEventFailure(data)
+	}
 	d := trimSpace(data)
 	if len(d) == 0 {
 		return Info{}, nil
@@ -119,7 +124,7 @@ func (p *tritonParser) Event(typ, data []byte) (Info, error) {
 	if err := walkObject(d, tritonTop, v[:]); err != nil {
 		return Info{}, decodeFailure(d, err)
 	}
-	if string(typ) == "error" || isError(v[trError]) {
+	if isError(v[trError]) {
 		return Info{}, streamFailure(v[trError], "error event")
 	}
 	var info Info

@@ -16,8 +16,11 @@ import (
 	"github.com/llmslo/llm_slo_exporter/prober/sse"
 )
 
-// Reader reads one JSON value per line. Blank lines are skipped; a final
-// line without its newline is returned with Unterminated set.
+// Reader reads one JSON value per line. Blank lines are skipped (and so
+// are the carriage returns that start a line); one carriage return before
+// the newline is dropped; a final line without its newline is returned
+// with Unterminated set. A line's bytes before its newline, after the
+// leading carriage returns, may number at most the cap.
 type Reader struct {
 	rd      io.Reader
 	now     func() time.Time
@@ -89,6 +92,13 @@ func (r *Reader) Next() (*sse.Event, error) {
 			r.lineAt, r.haveAt = r.readAt, true
 		}
 		if i := bytes.IndexByte(r.buf[r.start+r.scanned:r.end], '\n'); i >= 0 {
+			// The cap holds however the line arrived: a line that came
+			// whole with its newline skipped the check below (the
+			// first buffer, 4 KiB, exceeds a small cap).
+			if r.scanned+i > r.maxLine {
+				r.err = sse.ErrEventTooLarge
+				return nil, r.err
+			}
 			line := r.buf[r.start : r.start+r.scanned+i]
 			r.start += r.scanned + i + 1
 			r.scanned = 0
