@@ -134,3 +134,5 @@ FORCE:
 include deploy/deploy.mk
 # make fuzz FUZZTIME=60s: every fuzz target, one after the other.
 include prober/fuzz.mk
+# The monitoring mixin: make mixin, mixin-check, mixin-e2e (both in make test).
+include mixin/mixin.mk

@@ -503,6 +503,9 @@ func (c *Collector) WorkerStarted(worker int) {
 	w := c.worker(worker)
 	w.window = w.window[:0]
 	w.hasLast = false
+	// The restart counter exists from the first start at 0, so that
+	// increase() sees the first restart too.
+	c.restarts.WithLabelValues(w.label)
 	c.running[worker] = true
 	c.workersUp.Set(float64(len(c.running)))
 }

@@ -1,0 +1,1 @@
+(import 'slo.libsonnet') + (import 'prober.libsonnet')

@@ -1,0 +1,1 @@
+(import 'slo-overview.libsonnet') + (import 'prober-health.libsonnet')
