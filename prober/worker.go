@@ -52,7 +52,7 @@ const (
 	HeartbeatInterval = 500 * time.Millisecond
 	// CanaryInterval is the period of the lag canary: a timer whose
 	// lateness shows client delay even when probes are rare.
-	CanaryInterval = 5 * time.Millisecond
+	CanaryInterval = 10 * time.Millisecond
 	// FlushInterval is how long a worker lets frames accumulate before it
 	// writes them to the supervisor. A worker killed mid-interval loses the
 	// frames of that interval, so this also bounds what a crash can hide.
