@@ -21,19 +21,26 @@ func plotSaturation(secs []satSecond, path string) error {
 	top := plot.New()
 	top.Title.Text = "One worker starved by busy processes on its core"
 	top.X.Label.Text = "time (s)"
-	top.Y.Label.Text = "ratio"
-	top.Y.Min, top.Y.Max = 0, 1.1
-	rho, hogs := make(plotter.XYs, len(secs)), make(plotter.XYs, len(secs))
+	top.Y.Label.Text = "ρ (threads' CPU + run-queue wait) / wall"
+	top.Y.Min = 0
+	rho, level := make(plotter.XYs, len(secs)), make(plotter.XYs, len(secs))
 	for i, s := range secs {
 		rho[i] = plotter.XY{X: float64(s.T), Y: s.Utilization}
-		hogs[i] = plotter.XY{X: float64(s.T), Y: float64(s.Hogs) / 8}
+		// The starvation step: 0 none, then a busy process against the
+		// worker at normal priority, at nice 19, under SCHED_IDLE.
+		l := 0.0
+		if s.Hogs > 0 {
+			l = map[string]float64{"normal": 0.25, "nice": 0.5, "idle": 0.75}[s.Policy] * float64(min(s.Hogs, 2))
+		}
+		level[i] = plotter.XY{X: float64(s.T), Y: l}
 	}
 	if err := addLine(top, rho, "llm_prober_utilization (ρ)", color.RGBA{R: 200, A: 255}, false); err != nil {
 		return err
 	}
-	if err := addLine(top, hogs, "busy processes / 8", color.Gray{Y: 120}, true); err != nil {
+	if err := addLine(top, level, "starvation step (busy process vs worker at nice 0, 19, SCHED_IDLE)", color.Gray{Y: 120}, true); err != nil {
 		return err
 	}
+	top.Add(plotter.NewGrid())
 	top.Legend.Top, top.Legend.Left = true, true
 
 	bot := plot.New()
@@ -52,19 +59,39 @@ func plotSaturation(secs []satSecond, path string) error {
 		{"loop lag mean", color.RGBA{R: 150, G: 100, A: 255}, func(s satSecond) float64 { return s.LoopLagMean }},
 	}
 	for _, se := range series {
-		pts := make(plotter.XYs, 0, len(secs))
+		// A second without data (no probe dispatched, no heartbeat: the
+		// worker got no CPU at all) is a gap in the line, not a zero.
+		var runs []plotter.XYs
+		var cur plotter.XYs
 		for _, s := range secs {
 			v := se.get(s) * 1e3
-			if math.IsInf(v, 0) || math.IsNaN(v) {
-				v = 1e4
+			if math.IsInf(v, 0) {
+				v = 1e5
 			}
-			pts = append(pts, plotter.XY{X: float64(s.T), Y: max(v, 1e-3)})
+			if v <= 0 || math.IsNaN(v) {
+				if len(cur) > 0 {
+					runs = append(runs, cur)
+					cur = nil
+				}
+				continue
+			}
+			cur = append(cur, plotter.XY{X: float64(s.T), Y: v})
 		}
-		if err := addLine(bot, pts, se.name, se.c, false); err != nil {
-			return err
+		if len(cur) > 0 {
+			runs = append(runs, cur)
+		}
+		for i, run := range runs {
+			name := se.name
+			if i > 0 {
+				name = ""
+			}
+			if err := addLine(bot, run, name, se.c, false); err != nil {
+				return err
+			}
 		}
 	}
 	bot.Legend.Top, bot.Legend.Left = true, true
+	bot.Add(plotter.NewGrid())
 
 	const w, h = 9 * vg.Inch, 8 * vg.Inch
 	img := vgimg.New(w, h)
@@ -94,6 +121,8 @@ func addLine(p *plot.Plot, pts plotter.XYs, name string, c color.Color, dashed b
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	}
 	p.Add(l)
-	p.Legend.Add(name, l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
 	return nil
 }

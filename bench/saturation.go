@@ -26,6 +26,7 @@ import (
 type satSecond struct {
 	T             int     `json:"t_seconds"`
 	Hogs          int     `json:"hogs"`
+	Policy        string  `json:"worker_policy"`
 	Utilization   float64 `json:"utilization"`
 	PredictedWait float64 `json:"predicted_wait_seconds"`
 	LoopLagMean   float64 `json:"loop_lag_mean_seconds"`
@@ -50,29 +51,39 @@ func runSaturation(args []string) error {
 	fs.IntVar(&o.maxTokens, "tokens", 32, "output tokens per probe")
 	fs.DurationVar(&o.ttft, "ttft", 100*time.Millisecond, "simulator TTFT")
 	fs.DurationVar(&o.itl, "itl", 10*time.Millisecond, "simulator ITL")
-	steps := fs.String("steps", "0:10s,1:10s,2:10s,4:10s,8:10s,0:10s", "hogs:duration steps")
+	steps := fs.String("steps", "0:15s,1:15s,1/nice:15s,1/idle:15s,2/idle:15s,0:15s", "steps hogs[/policy]:duration; policy is the worker's scheduling against the hogs: normal, nice (nice 19) or idle (SCHED_IDLE)")
 	out := fs.String("out", "", "JSON result file (default bench/results/<date>-<host>-saturation.json)")
 	plot := fs.String("plot", "docs/saturation.png", "PNG plot file ('' for none)")
-	workerNice := fs.Int("worker-nice", 19, "nice value given to the worker: the prober as the low-priority tenant of a busy machine")
 	hogNice := fs.Int("hog-nice", 0, "nice value of the busy processes: below the worker's 0 they win the core, as a higher-priority neighbour would (needs root or CAP_SYS_NICE; at equal priority Linux's scheduler favours the mostly sleeping worker and barely starves it)")
 	_ = fs.Parse(args)
 	if runtime.NumCPU() < 2 {
 		return fmt.Errorf("needs 2 CPUs: one for the starved worker, one for the rest")
 	}
 	type step struct {
-		hogs int
-		d    time.Duration
+		hogs   int
+		policy string // normal, nice (19) or idle (SCHED_IDLE): the worker's standing against the hogs
+		d      time.Duration
 	}
 	var plan []step
-	for _, s := range strings.Split(*steps, ",") {
-		var st step
-		var ds string
-		if _, err := fmt.Sscanf(s, "%d:%s", &st.hogs, &ds); err != nil {
-			return fmt.Errorf("bad step %q", s)
+	for _, f := range strings.Split(*steps, ",") {
+		st := step{policy: "normal"}
+		hp, ds, ok := strings.Cut(f, ":")
+		if !ok {
+			return fmt.Errorf("bad step %q (want hogs[/policy]:duration)", f)
+		}
+		h, pol, hasPol := strings.Cut(hp, "/")
+		if hasPol {
+			st.policy = pol
+		}
+		if st.policy != "normal" && st.policy != "nice" && st.policy != "idle" {
+			return fmt.Errorf("bad policy %q in step %q (normal, nice or idle)", st.policy, f)
+		}
+		if _, err := fmt.Sscan(h, &st.hogs); err != nil {
+			return fmt.Errorf("bad step %q: %w", f, err)
 		}
 		d, err := time.ParseDuration(ds)
 		if err != nil {
-			return fmt.Errorf("bad step %q: %w", s, err)
+			return fmt.Errorf("bad step %q: %w", f, err)
 		}
 		st.d = d
 		plan = append(plan, st)
@@ -121,22 +132,37 @@ func runSaturation(args []string) error {
 	var core0, core1 unix.CPUSet
 	core0.Set(0)
 	core1.Set(1)
-	if err := unix.SchedSetaffinity(worker, &core0); err != nil {
-		return fmt.Errorf("pinning worker: %w", err)
-	}
-	// Every thread of the worker gets the nice value (it is per thread on
-	// Linux).
-	tids, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", worker))
-	for _, t := range tids {
+	// Affinity is per thread on Linux: pin every thread of the worker.
+	wtids, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", worker))
+	for _, t := range wtids {
 		var tid int
 		if _, err := fmt.Sscan(filepath.Base(t), &tid); err == nil {
-			if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, *workerNice); err != nil {
-				return fmt.Errorf("renicing worker: %w", err)
+			if err := unix.SchedSetaffinity(tid, &core0); err != nil {
+				return fmt.Errorf("pinning worker: %w", err)
 			}
 		}
 	}
-	for _, p := range []int{exp.pid(), sim.pid(), os.Getpid()} {
-		_ = unix.SchedSetaffinity(p, &core1)
+	// Scheduling policy is per thread on Linux: setPolicy sets it on
+	// every thread of the worker.
+	setPolicy := func(policy string) error {
+		tids, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", worker))
+		for _, t := range tids {
+			var tid int
+			if _, err := fmt.Sscan(filepath.Base(t), &tid); err != nil {
+				continue
+			}
+			attr := unix.SchedAttr{Size: unix.SizeofSchedAttr} // SCHED_OTHER, nice 0
+			switch policy {
+			case "nice":
+				attr.Nice = 19
+			case "idle":
+				attr.Policy = 5 // SCHED_IDLE
+			}
+			if err := unix.SchedSetAttr(tid, &attr, 0); err != nil {
+				return fmt.Errorf("scheduling policy %s for the worker: %w", policy, err)
+			}
+		}
+		return nil
 	}
 	self, _ := os.Executable()
 	var hogs []*exec.Cmd
@@ -148,12 +174,11 @@ func runSaturation(args []string) error {
 			hogs = hogs[:len(hogs)-1]
 		}
 		for len(hogs) < n {
-			h := exec.Command(self, "hog", fmt.Sprint(*hogNice))
+			h := exec.Command(self, "hog", fmt.Sprint(*hogNice), "0")
 			h.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 			if err := h.Start(); err != nil {
 				return
 			}
-			_ = unix.SchedSetaffinity(h.Process.Pid, &core0)
 			hogs = append(hogs, h)
 		}
 	}
@@ -167,6 +192,9 @@ func runSaturation(args []string) error {
 	sec := 0
 	for _, st := range plan {
 		setHogs(st.hogs)
+		if err := setPolicy(st.policy); err != nil {
+			return err
+		}
 		stepEnd := time.Since(start) + st.d
 		for time.Since(start) < stepEnd {
 			ctxSleep(ctx, start.Add(time.Duration(sec+1)*time.Second).Sub(time.Now()))
@@ -174,7 +202,7 @@ func runSaturation(args []string) error {
 			if err != nil {
 				continue
 			}
-			s := satSecond{T: sec, Hogs: st.hogs}
+			s := satSecond{T: sec, Hogs: st.hogs, Policy: st.policy}
 			if v := gaugeValues(m, "llm_prober_utilization"); len(v) > 0 {
 				s.Utilization = v[0]
 			}
@@ -192,6 +220,7 @@ func runSaturation(args []string) error {
 		}
 	}
 	setHogs(0)
+	_ = setPolicy("normal")
 	ctxSleep(ctx, o.ttft+time.Duration(o.maxTokens)*o.itl+2*time.Second)
 	exp.stop()
 	recs, err := readRecords(recPath)
@@ -229,9 +258,9 @@ func runSaturation(args []string) error {
 		secs[i].ClientTTFT, secs[i].ServerTTFT = summarize(per[i].cl).Mean, summarize(per[i].sv).Mean
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "t s\thogs\tρ\tP-K wait ms\tloop lag ms\tprobes\tsched lag mean ms\tp99 ms\tTTFT bias mean ms\tp99 ms\tclient TTFT ms\tserver TTFT ms\t")
+	fmt.Fprintln(tw, "t s\thogs\tworker\tρ\tP-K wait ms\tloop lag ms\tprobes\tsched lag mean ms\tp99 ms\tTTFT bias mean ms\tp99 ms\tclient TTFT ms\tserver TTFT ms\t")
 	for _, s := range secs {
-		fmt.Fprintf(tw, "%d\t%d\t%.3f\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.T, s.Hogs, s.Utilization, msInf(s.PredictedWait), ms(s.LoopLagMean),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.3f\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.T, s.Hogs, s.Policy, s.Utilization, msInf(s.PredictedWait), ms(s.LoopLagMean),
 			s.Probes, ms(s.LagMean), ms(s.LagP99), ms(s.TTFTBiasMean), ms(s.TTFTBiasP99), ms(s.ClientTTFT), ms(s.ServerTTFT))
 	}
 	tw.Flush()
@@ -266,8 +295,22 @@ func msInf(v float64) string {
 	return ms(v)
 }
 
-// runHog burns CPU until killed, at the nice value given as its argument.
+// runHog burns CPU until killed, at the nice value given as its first
+// argument, on the CPU given as its second: it pins the thread that spins
+// (affinity is per thread, and a Go process has several).
 func runHog(args []string) {
+	runtime.GOMAXPROCS(1)
+	runtime.LockOSThread()
+	if len(args) > 1 {
+		var cpu int
+		if _, err := fmt.Sscan(args[1], &cpu); err == nil {
+			var set unix.CPUSet
+			set.Set(cpu)
+			if err := unix.SchedSetaffinity(0, &set); err != nil {
+				fmt.Fprintln(os.Stderr, "hog: setaffinity:", err)
+			}
+		}
+	}
 	if len(args) > 0 {
 		var nice int
 		if _, err := fmt.Sscan(args[0], &nice); err == nil {

@@ -72,6 +72,7 @@ type Collector struct {
 	eventRate     *prometheus.GaugeVec
 	workerInFl    *prometheus.GaugeVec
 	workerRSS     *prometheus.GaugeVec
+	lastBeat      *prometheus.GaugeVec
 	workersUp     prometheus.Gauge
 	restarts      *prometheus.CounterVec
 	unknownTarget prometheus.Counter
@@ -124,6 +125,10 @@ func New(reg prometheus.Registerer) *Collector {
 		workerRSS: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "llm_prober_resident_memory_bytes",
 			Help: "Resident set size of a worker process.",
+		}, []string{"worker"}),
+		lastBeat: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "llm_prober_last_heartbeat_timestamp_seconds",
+			Help: "When the supervisor last received a worker's heartbeat (sent every 500ms). A worker starved of CPU cannot send one, and its other gauges then hold their last values: time() minus this says how stale they are.",
 		}, []string{"worker"}),
 		workersUp: f.NewGauge(prometheus.GaugeOpts{
 			Name: "llm_prober_workers",
@@ -430,6 +435,7 @@ func (c *Collector) Heartbeat(worker int, hb *record.Heartbeat) {
 		c.loopLag.WithLabelValues(w.label).Observe(l.Seconds())
 	}
 	c.workerRSS.WithLabelValues(w.label).Set(float64(hb.RSS))
+	c.lastBeat.WithLabelValues(w.label).SetToCurrentTime()
 	cur := *hb
 	cur.LoopLag = nil
 	if w.hasLast {
@@ -547,7 +553,7 @@ func (c *Collector) RetireWorker(worker int) {
 	l := strconv.Itoa(worker)
 	for _, v := range []interface{ DeleteLabelValues(...string) bool }{
 		c.utilization, c.cpuSeconds, c.waitSeconds, c.loopLag, c.predictedWait, c.serviceMean,
-		c.eventRate, c.workerInFl, c.workerRSS, c.restarts,
+		c.eventRate, c.workerInFl, c.workerRSS, c.lastBeat, c.restarts,
 	} {
 		v.DeleteLabelValues(l)
 	}
