@@ -186,6 +186,16 @@ func TestSoak(t *testing.T) {
 		warm := rss[len(rss)/5]
 		last, peak := rss[len(rss)-1], slices.Max(rss)
 		t.Logf("supervisor RSS: after warm-up %.1f MB, peak %.1f MB, last %.1f MB (%d samples)", mb(warm), mb(peak), mb(last), len(rss))
+		var series []string
+		for i := 0; i < len(rss); i += max(1, len(rss)/10) {
+			series = append(series, fmt.Sprintf("%ds %.1f", i, mb(rss[i])))
+		}
+		t.Logf("supervisor RSS over time (s MB): %s", strings.Join(series, ", "))
+		var workers []string
+		for _, m := range mfs["llm_prober_resident_memory_bytes"].GetMetric() {
+			workers = append(workers, fmt.Sprintf("worker %s %.1f MB", m.GetLabel()[0].GetValue(), mb(uint64(m.GetGauge().GetValue()))))
+		}
+		t.Logf("worker RSS at the end: %s", strings.Join(workers, ", "))
 		if float64(last) > 1.5*float64(warm) {
 			t.Errorf("supervisor RSS grew from %.1f MB to %.1f MB", mb(warm), mb(last))
 		}
