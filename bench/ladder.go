@@ -41,6 +41,7 @@ type rateResult struct {
 	CPURatio          float64 `json:"client_to_floor_cpu_ratio"`
 	SimCPUPerProbe    float64 `json:"sim_cpu_seconds_per_probe"`
 	PeakRSSBytes      uint64  `json:"peak_rss_bytes"`
+	PeakPSSBytes      uint64  `json:"peak_pss_bytes"`
 	KS                float64 `json:"ks_statistic"`
 	KSCritical        float64 `json:"ks_critical_1pct"`
 }
@@ -61,6 +62,8 @@ type ladderResult struct {
 
 type benchOpts struct {
 	bin       string
+	exporter  string
+	noBudget  bool
 	workers   int
 	duration  time.Duration
 	warmup    time.Duration
@@ -74,6 +77,8 @@ func runLadder(args []string) error {
 	rates := fs.String("rates", "50,200,500,1000", "comma-separated probe rates (probes/s)")
 	var o benchOpts
 	fs.StringVar(&o.bin, "bin", ".bin", "directory with llm_slo_exporter and llmsim")
+	fs.StringVar(&o.exporter, "exporter", "", "exporter binary (default <bin>/llm_slo_exporter): another build to compare")
+	fs.BoolVar(&o.noBudget, "no-budget-key", false, "leave budget: out of the exporter's configuration (builds older than the cost guard reject it)")
 	fs.IntVar(&o.workers, "workers", 4, "exporter worker processes")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "measurement window per rate")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "warm-up before each window")
@@ -151,11 +156,19 @@ func runRate(o benchOpts, rate float64) (rateResult, error) {
 		return row, err
 	}
 	cfgPath := filepath.Join(o.dir, "bench.yml")
-	if err := os.WriteFile(cfgPath, []byte(exporterConfig(simAddr, o.workers, rate, o.maxTokens)), 0o644); err != nil {
+	cfg := exporterConfig(simAddr, o.workers, rate, o.maxTokens)
+	if o.noBudget {
+		cfg = strings.Replace(cfg, "    budget: {probes_per_hour: 0, output_tokens_per_hour: 0}\n", "", 1)
+	}
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		return row, err
 	}
 	recPath := filepath.Join(o.dir, fmt.Sprintf("records-%g.bin", rate))
-	exp, err := start(o.dir, "exporter", filepath.Join(o.bin, "llm_slo_exporter"),
+	expBin := o.exporter
+	if expBin == "" {
+		expBin = filepath.Join(o.bin, "llm_slo_exporter")
+	}
+	exp, err := start(o.dir, "exporter", expBin,
 		"--config.file="+cfgPath, "--web.listen-address="+expAddr, "--debug.probe-record-file="+recPath, "--log.level=warn")
 	if err != nil {
 		return row, err
@@ -175,14 +188,13 @@ func runRate(o benchOpts, rate float64) (rateResult, error) {
 	t0 := time.Now()
 	c0 := sampleTree(exp.pid())
 	s0, _ := procCPU(sim.pid())
-	peak := c0.RSS
+	peak, peakPSS := c0.RSS, c0.PSS
 	maxRho := 0.0
 	var predicted []float64
 	for time.Since(t0) < o.duration {
 		ctxSleep(ctx, time.Second)
-		if s := sampleTree(exp.pid()); s.RSS > peak {
-			peak = s.RSS
-		}
+		s := sampleTree(exp.pid())
+		peak, peakPSS = max(peak, s.RSS), max(peakPSS, s.PSS)
 		if mfs, err := scrape(expURL + "/metrics"); err == nil {
 			for _, v := range gaugeValues(mfs, "llm_prober_utilization") {
 				maxRho = max(maxRho, v)
@@ -269,7 +281,7 @@ func runRate(o benchOpts, rate float64) (rateResult, error) {
 		row.ClientCPUPerProbe = (c1.CPU - c0.CPU).Seconds() / float64(finished)
 		row.SimCPUPerProbe = (s1 - s0).Seconds() / float64(finished)
 	}
-	row.PeakRSSBytes = peak
+	row.PeakRSSBytes, row.PeakPSSBytes = peak, peakPSS
 	slices.Sort(dispatch)
 	if len(dispatch) > 1 {
 		gaps := make([]float64, len(dispatch)-1)
@@ -326,16 +338,16 @@ func runFloorPhase(o benchOpts, simURL string, rate float64) (float64, int64, er
 
 func printTable(rows []rateResult) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rate\tachieved\tprobes\tfail\tlag p50 ms\tlag p99 ms\tlag max ms\t>1ms late\tmax ρ\tP-K wait µs\tmean lag µs\tTTFT bias mean ms\tp50\tp99\tmax\tE2E bias mean ms\tp99\tTPOT bias mean µs\tp99\tCPU µs/probe\tfloor µs/probe\tratio\tsim µs/probe\tpeak RSS MB\tKS D (crit)\t")
+	fmt.Fprintln(tw, "rate\tachieved\tprobes\tfail\tlag p50 ms\tlag p99 ms\tlag max ms\t>1ms late\tmax ρ\tP-K wait µs\tmean lag µs\tTTFT bias mean ms\tp50\tp99\tmax\tE2E bias mean ms\tp99\tTPOT bias mean µs\tp99\tCPU µs/probe\tfloor µs/probe\tratio\tsim µs/probe\tpeak RSS MB\tpeak PSS MB\tKS D (crit)\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%g\t%.1f\t%d\t%d\t%s\t%s\t%s\t%.2f%%\t%.3f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f\t%.4f (%.4f)\t\n",
+		fmt.Fprintf(tw, "%g\t%.1f\t%d\t%d\t%s\t%s\t%s\t%.2f%%\t%.3f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f\t%.1f\t%.4f (%.4f)\t\n",
 			r.Rate, r.Achieved, r.Probes, r.Failures,
 			ms(r.LagSeconds.P50), ms(r.LagSeconds.P99), ms(r.LagSeconds.Max), r.LateOver1msShare*100,
 			r.MaxUtilization, r.PredictedWait*1e6, r.MeasuredLagMean*1e6,
 			ms(r.TTFTBias.Mean), ms(r.TTFTBias.P50), ms(r.TTFTBias.P99), ms(r.TTFTBias.Max),
 			ms(r.E2EBias.Mean), ms(r.E2EBias.P99), r.TPOTBias.Mean*1e6, r.TPOTBias.P99*1e6,
 			r.ClientCPUPerProbe*1e6, r.FloorCPUPerProbe*1e6, r.CPURatio, r.SimCPUPerProbe*1e6,
-			float64(r.PeakRSSBytes)/(1<<20), r.KS, r.KSCritical)
+			float64(r.PeakRSSBytes)/(1<<20), float64(r.PeakPSSBytes)/(1<<20), r.KS, r.KSCritical)
 	}
 	tw.Flush()
 }

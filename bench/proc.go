@@ -53,6 +53,28 @@ func procRSS(pid int) (uint64, error) {
 	return pages * uint64(os.Getpagesize()), err
 }
 
+// procPSS returns the proportional set size of a process in bytes: its
+// resident pages, each shared page divided by the number of processes that
+// map it. Summed over the supervisor and its workers, which map the same
+// binary, it counts that binary once, where a sum of RSS counts it once
+// per process.
+func procPSS(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "Pss:") {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				kb, err := strconv.ParseUint(f[1], 10, 64)
+				return kb << 10, err
+			}
+		}
+	}
+	return 0, fmt.Errorf("no Pss in smaps_rollup of %d", pid)
+}
+
 // children returns the pids of a process's children.
 func children(pid int) []int {
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
@@ -75,6 +97,7 @@ func children(pid int) []int {
 type treeSample struct {
 	CPU time.Duration
 	RSS uint64
+	PSS uint64
 	N   int
 }
 
@@ -86,6 +109,9 @@ func sampleTree(pid int) treeSample {
 		}
 		if r, err := procRSS(p); err == nil {
 			s.RSS += r
+		}
+		if r, err := procPSS(p); err == nil {
+			s.PSS += r
 		}
 		s.N++
 	}
