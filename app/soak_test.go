@@ -141,9 +141,11 @@ func TestSoak(t *testing.T) {
 	if scrapeFailures.Load() != 0 {
 		t.Errorf("/metrics failed %d of %d times", scrapeFailures.Load(), scrapes.Load())
 	}
+	// Every kill is one restart, except for workers still waiting out
+	// their backoff at the end (at most one per worker).
 	restarts := sum(mfs, "llm_prober_worker_restarts_total", nil)
-	if restarts < float64(kills)-1 {
-		t.Errorf("restarts = %v, want about the %d kills", restarts, kills)
+	if restarts > float64(kills) || restarts < float64(kills-3) {
+		t.Errorf("restarts = %v, want the %d kills less those still in backoff (at most 3)", restarts, kills)
 	}
 	var ledger strings.Builder
 	fmt.Fprintf(&ledger, "%-4s %9s %9s %9s %9s %9s  %s\n", "tgt", "arrivals", "requests", "success", "failed", "dropped", "in flight / by reason")

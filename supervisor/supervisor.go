@@ -101,7 +101,10 @@ func New(opts Options) *Supervisor {
 		opts.MaxBackoff = 10 * time.Second
 	}
 	if opts.StableAfter <= 0 {
-		opts.StableAfter = 30 * time.Second
+		// A worker that ran this long was working, not crash-looping: its
+		// next restart starts from MinBackoff again. Only quick successive
+		// exits (a worker that cannot start) back off to MaxBackoff.
+		opts.StableAfter = 5 * time.Second
 	}
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = 10 * time.Second
