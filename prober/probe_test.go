@@ -205,6 +205,18 @@ func TestProbeOutcomes(t *testing.T) {
 			},
 		},
 		{
+			name: "unframed error body with 200", path: "/", wantReason: record.Decode, wantDetail: "held no event",
+			url: func(t *testing.T) string {
+				return sseServer(t, 200, "text/event-stream", `{"error":{"message":"model not loaded"}}`)
+			},
+		},
+		{
+			name: "keep-alives then EOF", path: "/", wantReason: record.Truncated,
+			url: func(t *testing.T) string {
+				return sseServer(t, 200, "text/event-stream", ": keep-alive\n\n: keep-alive\n\n")
+			},
+		},
+		{
 			name: "clean EOF without [DONE]", path: "/", wantReason: record.Truncated,
 			url: func(t *testing.T) string { return sseServer(t, 200, "text/event-stream", chunk+chunk) },
 		},

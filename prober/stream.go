@@ -40,6 +40,7 @@ type eventReader interface {
 	Next() (*sse.Event, error)
 	Reset(io.Reader)
 	SetNow(func() time.Time)
+	BytesRead() int64
 }
 
 func newEventReader(f api.Framing, maxEvent int) eventReader {
@@ -110,6 +111,14 @@ func consume(rd eventReader, parser api.Parser, lim Limits, s *Stream) error {
 				s.Done, s.ended = lastAt, true
 				break
 			}
+			if err == io.EOF && s.Events == 0 && rd.BytesRead() > 0 && !sawComments(rd) {
+				// A body that held bytes but not one event (nor a
+				// keep-alive comment): an error body without stream
+				// framing (seen from llama.cpp proxies), not a stream
+				// cut short.
+				s.fail(record.Decode, "the body held no event")
+				break
+			}
 			return err
 		}
 		lastAt = ev.At
@@ -169,6 +178,13 @@ func consume(rd eventReader, parser api.Parser, lim Limits, s *Stream) error {
 		s.fail(record.NoOutput, "the stream ended without output")
 	}
 	return nil
+}
+
+// sawComments reports whether an SSE reader saw comment lines (the
+// keep-alives of a server that then went away).
+func sawComments(rd eventReader) bool {
+	c, ok := rd.(interface{ Comments() int })
+	return ok && c.Comments() > 0
 }
 
 // classifyReadError maps an error reading the body (outside a deadline or
