@@ -146,19 +146,9 @@ const (
 //   - ping, content_block_start, content_block_stop and unknown types are
 //     ignored, as Anthropic asks clients to do.
 func (p *anthropicParser) Event(typ, data []byte) (Info, error) {
-	if string(typ) == "error" {
-		return Info{}, errorEventFailure(data)
-	}
-	d := trimSpace(data)
-	if len(d) == 0 {
-		return Info{}, nil
-	}
-	if d[0] != '{' {
-		return Info{}, decodeFailure(d, nil)
-	}
 	var v [numAnthropicTop]jsonscan.Value
-	if err := walkObject(d, anthropicTop, v[:]); err != nil {
-		return Info{}, decodeFailure(d, err)
+	if info, handled, err := readTop(typ, data, false, anthropicTop, v[:]); handled {
+		return info, err
 	}
 	kind := -1
 	if v[aType].Kind == jsonscan.String {

@@ -246,3 +246,31 @@ func (c *tokenCounter) observe(cum int, output bool) int {
 	c.unattributed = 0
 	return n
 }
+
+// readTop does what the JSON-over-stream parsers (every API but the
+// OpenAI ones, which walk their chunks their own way) do first with an
+// event: one typed "error" is a stream error (no API here sends typed
+// events but Anthropic; a gateway that names one "error" means it), blank
+// data carries nothing (some proxies send it as a keep-alive), "[DONE]"
+// ends the stream where doneMarker says the API may send it, and anything
+// but a JSON object is a decode failure. Otherwise it reads the members
+// named by names into out and returns handled false, and the parser goes
+// on with out. When handled is true, info and err are the event's result.
+func readTop(typ, data []byte, doneMarker bool, names []string, out []jsonscan.Value) (info Info, handled bool, err error) {
+	if string(typ) == "error" {
+		return Info{}, true, errorEventFailure(data)
+	}
+	d := trimSpace(data)
+	switch {
+	case len(d) == 0:
+		return Info{}, true, nil
+	case doneMarker && string(d) == "[DONE]":
+		return Info{Done: true}, true, nil
+	case d[0] != '{':
+		return Info{}, true, decodeFailure(d, nil)
+	}
+	if err := walkObject(d, names, out); err != nil {
+		return Info{}, true, decodeFailure(d, err)
+	}
+	return Info{}, false, nil
+}

@@ -111,24 +111,9 @@ const (
 //     non-standard `error:` SSE field instead, which the stream loop
 //     reports.
 func (p *llamaCppParser) Event(typ, data []byte) (Info, error) {
-	if string(typ) == "error" {
-		// The API sends no typed events; a gateway that names one
-		// "error" means it.
-		return Info{}, errorEventFailure(data)
-	}
-	d := trimSpace(data)
-	if len(d) == 0 {
-		return Info{}, nil
-	}
-	if string(d) == "[DONE]" {
-		return Info{Done: true}, nil
-	}
-	if d[0] != '{' {
-		return Info{}, decodeFailure(d, nil)
-	}
 	var v [numLlamaTop]jsonscan.Value
-	if err := walkObject(d, llamaTop, v[:]); err != nil {
-		return Info{}, decodeFailure(d, err)
+	if info, handled, err := readTop(typ, data, true, llamaTop, v[:]); handled {
+		return info, err
 	}
 	if isError(v[lError]) {
 		return Info{}, streamFailure(v[lError], "error event")

@@ -101,16 +101,9 @@ const (
 //   - A line with a non-null error member is a stream_error: Ollama sends
 //     {"error": "..."} mid-stream and keeps the status.
 func (p *ollamaParser) Event(typ, data []byte) (Info, error) {
-	d := trimSpace(data)
-	if len(d) == 0 {
-		return Info{}, nil
-	}
-	if d[0] != '{' {
-		return Info{}, decodeFailure(d, nil)
-	}
 	var v [numOllamaTop]jsonscan.Value
-	if err := walkObject(d, ollamaTop, v[:]); err != nil {
-		return Info{}, decodeFailure(d, err)
+	if info, handled, err := readTop(typ, data, false, ollamaTop, v[:]); handled {
+		return info, err
 	}
 	if isError(v[oError]) {
 		return Info{}, streamFailure(v[oError], "error line")

@@ -120,24 +120,9 @@ const (
 //   - A non-null error member is a stream_error, and so is a
 //     finish_reason of type abort (the server gave up on the request).
 func (p *sglangParser) Event(typ, data []byte) (Info, error) {
-	if string(typ) == "error" {
-		// The API sends no typed events; a gateway that names one
-		// "error" means it.
-		return Info{}, errorEventFailure(data)
-	}
-	d := trimSpace(data)
-	if len(d) == 0 {
-		return Info{}, nil
-	}
-	if string(d) == "[DONE]" {
-		return Info{Done: true}, nil
-	}
-	if d[0] != '{' {
-		return Info{}, decodeFailure(d, nil)
-	}
 	var v [numSGLangTop]jsonscan.Value
-	if err := walkObject(d, sglangTop, v[:]); err != nil {
-		return Info{}, decodeFailure(d, err)
+	if info, handled, err := readTop(typ, data, true, sglangTop, v[:]); handled {
+		return info, err
 	}
 	if isError(v[sError]) {
 		return Info{}, streamFailure(v[sError], "error event")

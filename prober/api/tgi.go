@@ -94,21 +94,9 @@ const (
 //     marker. Its details give the token counts and the finish reason.
 //   - A non-null error member is a stream_error (error_type is not read).
 func (p *tgiParser) Event(typ, data []byte) (Info, error) {
-	if string(typ) == "error" {
-		// The API sends no typed events; a gateway that names one
-		// "error" means it.
-		return Info{}, errorEventFailure(data)
-	}
-	d := trimSpace(data)
-	if len(d) == 0 {
-		return Info{}, nil
-	}
-	if d[0] != '{' {
-		return Info{}, decodeFailure(d, nil)
-	}
 	var v [numTGITop]jsonscan.Value
-	if err := walkObject(d, tgiTop, v[:]); err != nil {
-		return Info{}, decodeFailure(d, err)
+	if info, handled, err := readTop(typ, data, false, tgiTop, v[:]); handled {
+		return info, err
 	}
 	if isError(v[tError]) {
 		return Info{}, streamFailure(v[tError], "error event")

@@ -108,21 +108,9 @@ const (
 // non-null error member is a stream_error: Triton reports failures after
 // the 200 as an error object in the stream.
 func (p *tritonParser) Event(typ, data []byte) (Info, error) {
-	if string(typ) == "error" {
-		// The API sends no typed events; a gateway that names one
-		// "error" means it.
-		return Info{}, errorEventFailure(data)
-	}
-	d := trimSpace(data)
-	if len(d) == 0 {
-		return Info{}, nil
-	}
-	if d[0] != '{' {
-		return Info{}, decodeFailure(d, nil)
-	}
 	var v [numTritonTop]jsonscan.Value
-	if err := walkObject(d, tritonTop, v[:]); err != nil {
-		return Info{}, decodeFailure(d, err)
+	if info, handled, err := readTop(typ, data, false, tritonTop, v[:]); handled {
+		return info, err
 	}
 	if isError(v[trError]) {
 		return Info{}, streamFailure(v[trError], "error event")
