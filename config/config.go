@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -500,12 +501,17 @@ func RedactURL(s string) string {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
 	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{"secret"}
+	// Query values are replaced by a literal <secret>, built by hand so
+	// that it is not percent-encoded and nothing else in the URL changes.
+	q, _ := url.ParseQuery(u.RawQuery)
+	u.RawQuery = ""
+	out := u.String()
+	if len(q) > 0 {
+		keys := slices.Sorted(maps.Keys(q))
+		for i, k := range keys {
+			keys[i] = url.QueryEscape(k) + "=<secret>"
 		}
-		u.RawQuery = q.Encode()
+		out += "?" + strings.Join(keys, "&")
 	}
-	return strings.ReplaceAll(u.String(), "secret", "<secret>")
+	return out
 }

@@ -111,3 +111,20 @@ func TestChecksum(t *testing.T) {
 		t.Errorf("checksums %q %q", a, b)
 	}
 }
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://127.0.0.1:8000/v1/chat/completions", "http://127.0.0.1:8000/v1/chat/completions"},
+		// A path that says "secret" is not a secret and stays as it is.
+		{"https://llm.example/secret-model/v1/completions?key=abc&b=1", "https://llm.example/secret-model/v1/completions?b=<secret>&key=<secret>"},
+		{"https://user:pass@llm.example/v1", "https://user:xxxxx@llm.example/v1"},
+		{"https://user@llm.example/v1", "https://user@llm.example/v1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := RedactURL(tc.in); got != tc.want {
+				t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
