@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -40,6 +41,7 @@ type Exporter struct {
 	nextID   uint32
 
 	reloadMu      sync.Mutex
+	rejected      string // checksum (or read error) of the last file rejected
 	reloadOK      prometheus.Gauge
 	reloadSuccess prometheus.Gauge
 	reloads       *prometheus.CounterVec
@@ -102,26 +104,52 @@ func identity(t *config.Target) string {
 // Reload loads the configuration file and, if it changed and is valid,
 // makes it the running one. It is the one path of SIGHUP, POST /-/reload
 // and the auto-reload timer. A bad file keeps the running configuration.
-func (e *Exporter) Reload() error {
+func (e *Exporter) Reload() error { return e.reload(false) }
+
+// reload is Reload; auto marks the auto-reload timer's calls, which skip a
+// file already rejected (its error was logged and counted once) instead of
+// failing again on every tick, and do not count unchanged files as reload
+// attempts.
+func (e *Exporter) reload(auto bool) error {
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
-	cfg, data, err := config.LoadFile(e.configFile)
-	if err != nil {
+	fail := func(err error) error {
 		e.reloadOK.Set(0)
 		e.reloads.WithLabelValues("failure").Inc()
 		e.logger.Error("error loading config; keeping the running configuration", "file", e.configFile, "err", err)
 		return err
 	}
+	data, err := os.ReadFile(e.configFile)
+	if err != nil {
+		if auto && err.Error() == e.rejected {
+			return nil
+		}
+		e.rejected = err.Error()
+		return fail(fmt.Errorf("reading config file: %w", err))
+	}
+	// Compare checksums before parsing: an unchanged file costs one read.
 	sum := config.Checksum(data)
 	e.mu.RLock()
 	unchanged := e.cfg != nil && sum == e.checksum
 	e.mu.RUnlock()
 	if unchanged {
 		e.reloadOK.Set(1)
-		e.reloads.WithLabelValues("unchanged").Inc()
-		e.logger.Debug("config unchanged; reload skipped", "file", e.configFile)
+		e.rejected = ""
+		if !auto {
+			e.reloads.WithLabelValues("unchanged").Inc()
+			e.logger.Debug("config unchanged; reload skipped", "file", e.configFile)
+		}
 		return nil
 	}
+	if auto && sum == e.rejected {
+		return nil
+	}
+	cfg, err := config.Parse(data, e.configFile)
+	if err != nil {
+		e.rejected = sum
+		return fail(err)
+	}
+	e.rejected = ""
 	e.apply(cfg, data, sum)
 	e.reloadOK.Set(1)
 	e.reloadSuccess.SetToCurrentTime()
@@ -180,9 +208,8 @@ func (e *Exporter) autoReload(interval time.Duration, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			if err := e.Reload(); err != nil {
-				e.logger.Debug("auto-reload failed", "err", fmt.Sprint(err))
-			}
+			_ = e.reload(true) // failures are logged and counted by reload
+
 		}
 	}
 }

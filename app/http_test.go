@@ -187,3 +187,37 @@ func TestTokenBudgetDropsShowInMetrics(t *testing.T) {
 		t.Errorf("requests = %v, want 3..5 within a 40-token budget", got)
 	}
 }
+
+// TestAutoReloadReportsARejectedFileOnce: the auto-reload timer fails a bad
+// file once, not on every tick; a manual reload always tries again.
+func TestAutoReloadReportsARejectedFileOnce(t *testing.T) {
+	_, url := startSim(t, simConfig(time.Millisecond, time.Millisecond))
+	h := startExporter(t, demoConfig(url, 1, 2, ""))
+	failures := func() float64 {
+		return sum(h.scrape(), "llm_slo_exporter_config_reloads_total", map[string]string{"result": "failure"})
+	}
+	if err := os.WriteFile(h.cfg, []byte("workers: 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		_ = h.exp.reload(true)
+	}
+	if got := failures(); got != 1 {
+		t.Errorf("failures after 3 auto-reload ticks on one bad file = %v, want 1", got)
+	}
+	if err := h.exp.Reload(); err == nil {
+		t.Error("manual reload of a bad file succeeded")
+	}
+	if got := failures(); got != 2 {
+		t.Errorf("failures after a manual reload = %v, want 2", got)
+	}
+	if err := os.WriteFile(h.cfg, []byte(demoConfig(url, 1, 3, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.exp.reload(true); err != nil {
+		t.Fatalf("auto-reload of a fixed file: %v", err)
+	}
+	if got := sum(h.scrape(), "llm_slo_exporter_config_last_reload_successful", nil); got != 1 {
+		t.Errorf("last_reload_successful = %v after the fix", got)
+	}
+}
