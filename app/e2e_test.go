@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -472,5 +471,3 @@ func freePort(t *testing.T) string {
 	l.Close()
 	return addr
 }
-
-var _ = slog.Default

@@ -157,12 +157,14 @@ func (w *Worker) Apply(plan *Plan) error {
 			return fmt.Errorf("plan has no id for target %q", tc.Name)
 		}
 		spec, _ := json.Marshal(struct {
-			T       *config.Target
-			ID      uint32
-			W, N    int
-			Seed    uint64
-			Secrets map[string]string
-		}{tc, id, plan.Worker, plan.Workers, plan.Seed, secretsOf(tc)})
+			T    *config.Target
+			ID   uint32
+			W, N int
+			Seed uint64
+			// Secrets marshal as <secret>: their values make a plan that
+			// only changes a credential rebuild the target too.
+			Secrets []string
+		}{tc, id, plan.Worker, plan.Workers, plan.Seed, secretValues(tc)})
 		key := string(spec)
 		if old, ok := w.runners[tc.Name]; ok && old.key == key {
 			// Keep the schedule, the in-flight probes and what is left of
@@ -232,36 +234,6 @@ func indexOf(c *config.Config, name string) int {
 		}
 	}
 	return -1
-}
-
-// secretsOf returns the secret values of a target, so that a plan that
-// only changes a credential still rebuilds the target (secrets marshal as
-// <secret> and would otherwise compare equal).
-func secretsOf(t *config.Target) map[string]string {
-	m := map[string]string{}
-	for k, v := range t.Request.Headers {
-		m["h:"+k] = string(v)
-	}
-	h := t.HTTPClientConfig
-	m["bearer"] = string(h.BearerToken)
-	if h.Authorization != nil {
-		m["auth"] = string(h.Authorization.Credentials)
-	}
-	if h.BasicAuth != nil {
-		m["basic"] = string(h.BasicAuth.Password)
-	}
-	if h.OAuth2 != nil {
-		m["oauth2"] = string(h.OAuth2.ClientSecret)
-	}
-	if h.HTTPHeaders != nil {
-		for k, v := range h.HTTPHeaders.Headers {
-			for i, s := range v.Secrets {
-				m[fmt.Sprintf("hh:%s:%d", k, i)] = string(s)
-			}
-		}
-	}
-	m["tls_key"] = string(h.TLSConfig.Key)
-	return m
 }
 
 func (w *Worker) nextID() uint64 {

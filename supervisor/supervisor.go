@@ -183,17 +183,11 @@ func writePlan(w io.Writer, plan []byte) error {
 func (s *Supervisor) Run(ctx context.Context) {
 	s.mu.Lock()
 	// Slots started by an Apply before Run inherit Background; make the
-	// ones started from now on children of ctx.
+	// ones started from now on children of ctx. All are retired below
+	// (slots an Apply removed were retired then).
 	s.ctx = ctx
-	pending := make([]*slot, 0, len(s.slots))
-	for _, sl := range s.slots {
-		pending = append(pending, sl)
-	}
 	s.mu.Unlock()
 	<-ctx.Done()
-	for _, sl := range pending {
-		sl.retire()
-	}
 	s.mu.Lock()
 	for _, sl := range s.slots {
 		sl.retire()
