@@ -100,7 +100,7 @@ func New(reg prometheus.Registerer) *Collector {
 		}, []string{"worker"}),
 		loopLag: f.NewHistogramVec(prometheus.HistogramOpts{
 			Name:                            "llm_prober_loop_lag_seconds",
-			Help:                            "Lateness of a worker's canary timer, which fires every " + "5ms" + ": client-side delay, visible even when probes are rare.",
+			Help:                            "Lateness of a worker's canary timer, which fires every 10ms: client-side delay, visible even when probes are rare.",
 			Buckets:                         DefaultLagBuckets,
 			NativeHistogramBucketFactor:     nativeFactor,
 			NativeHistogramMaxBucketNumber:  nativeMaxBuckets,

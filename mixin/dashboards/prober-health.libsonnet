@@ -54,7 +54,7 @@ local d = import '../lib/dashboard.libsonnet';
         d.row('Lag', [
           d.timeseries(
             'Predicted vs measured lag per worker',
-            'The Pollaczek–Khinchine mean queue wait predicted from the measured event rate and service times, against the measured mean and 99th percentile lateness of the 5 ms canary timer.',
+            'The Pollaczek–Khinchine mean queue wait predicted from the measured event rate and service times, against the measured mean and 99th percentile lateness of the 10 ms canary timer.',
             [
               d.target('llm_prober_predicted_queue_wait_seconds{%s}' % sel, 'predicted ' + w),
               d.target('rate(llm_prober_loop_lag_seconds_sum{%(s)s}[$__rate_interval]) / rate(llm_prober_loop_lag_seconds_count{%(s)s}[$__rate_interval])' % { s: sel }, 'measured mean ' + w),
